@@ -1,0 +1,253 @@
+//===- MemoryOpsToLinalg.cpp - pointers, loads and stores -----------------===//
+//
+// The general (unstructured) path: a pointer is an i64 byte address, addptr is
+// address arithmetic, and a tensor load/store touches each element under its
+// mask. It handles any pointer tensor (several bases, pointers loaded from
+// memory, selects of pointers); masked-off elements are never accessed.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/TritonToLinalgPatterns.h"
+#include "passes/TritonTypeConverter.h"
+#include "triton/Dialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::spine {
+namespace {
+
+/// A constant of `type` (scalar, or a splat tensor) with integer value `v`.
+Value createIntConstant(OpBuilder &b, Location loc, Type type, int64_t v) {
+  Type elt = getElementTypeOrSelf(type);
+  TypedAttr attr = b.getIntegerAttr(elt, v);
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    attr = SplatElementsAttr::get(tensor, attr);
+  return arith::ConstantOp::create(b, loc, attr);
+}
+
+Value createZero(OpBuilder &b, Location loc, Type type) {
+  return arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+}
+
+/// Pointee type of a (tensor of) !tt.ptr as it is stored in memory.
+Type getPointeeType(Type ptrLike) {
+  return cast<triton::PointerType>(getElementTypeOrSelf(ptrLike))
+      .getPointeeType();
+}
+
+/// Loads one element of `type` from byte address `addr`. Booleans live in
+/// memory as bytes.
+Value loadElement(OpBuilder &b, Location loc, Value addr, Type type,
+                  bool isVolatile) {
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
+  Value ptr = LLVM::IntToPtrOp::create(b, loc, ptrType, addr);
+  bool isBool = type.isInteger(1);
+  Type memType = isBool ? b.getI8Type() : type;
+  Value v = LLVM::LoadOp::create(b, loc, memType, ptr,
+                                 getStorageSizeInBytes(memType), isVolatile);
+  if (isBool)
+    v = arith::TruncIOp::create(b, loc, type, v);
+  return v;
+}
+
+void storeElement(OpBuilder &b, Location loc, Value addr, Value value) {
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
+  Value ptr = LLVM::IntToPtrOp::create(b, loc, ptrType, addr);
+  if (value.getType().isInteger(1))
+    value = arith::ExtUIOp::create(b, loc, b.getI8Type(), value);
+  LLVM::StoreOp::create(b, loc, value, ptr,
+                        getStorageSizeInBytes(value.getType()));
+}
+
+/// Runs `body` under `mask` when there is one.
+Value guarded(OpBuilder &b, Location loc, Value mask,
+              function_ref<Value(OpBuilder &, Location)> body,
+              function_ref<Value(OpBuilder &, Location)> otherwise) {
+  if (!mask)
+    return body(b, loc);
+  auto ifOp = scf::IfOp::create(
+      b, loc, mask,
+      [&](OpBuilder &b, Location loc) {
+        scf::YieldOp::create(b, loc, body(b, loc));
+      },
+      [&](OpBuilder &b, Location loc) {
+        scf::YieldOp::create(b, loc, otherwise(b, loc));
+      });
+  return ifOp.getResult(0);
+}
+
+struct AddPtrLowering : OpConversionPattern<triton::AddPtrOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(triton::AddPtrOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value base = adaptor.getPtr();
+    Value offset = adaptor.getOffset();
+    Type addrType = base.getType();
+    // Offsets are signed; widen to 64 bits before scaling so large tensors
+    // index correctly.
+    if (getElementTypeOrSelf(offset.getType()).getIntOrFloatBitWidth() < 64)
+      offset = arith::ExtSIOp::create(rewriter, loc, addrType, offset);
+    int64_t size = getStorageSizeInBytes(getPointeeType(op.getPtr().getType()));
+    if (size != 1)
+      offset = arith::MulIOp::create(
+          rewriter, loc, offset,
+          createIntConstant(rewriter, loc, addrType, size));
+    rewriter.replaceOpWithNewOp<arith::AddIOp>(op, base, offset);
+    return success();
+  }
+};
+
+struct LoadLowering : OpConversionPattern<triton::LoadOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(triton::LoadOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type resultType = getTypeConverter()->convertType(op.getType());
+    if (!resultType || !isa<IntegerType>(adaptor.getPtr().getType()) &&
+                           !isa<RankedTensorType>(adaptor.getPtr().getType()))
+      return rewriter.notifyMatchFailure(op, "not a pointer or pointer tensor");
+    Type eltType = getElementTypeOrSelf(resultType);
+    bool isVolatile = op.getIsVolatile();
+    Value ptrs = adaptor.getPtr(), mask = adaptor.getMask(),
+          other = adaptor.getOther();
+
+    auto tensorType = dyn_cast<RankedTensorType>(resultType);
+    if (!tensorType) {
+      Value v = guarded(
+          rewriter, loc, mask,
+          [&](OpBuilder &b, Location loc) {
+            return loadElement(b, loc, ptrs, eltType, isVolatile);
+          },
+          [&](OpBuilder &b, Location loc) {
+            return other ? other : createZero(b, loc, eltType);
+          });
+      rewriter.replaceOp(op, v);
+      return success();
+    }
+
+    auto generate = tensor::GenerateOp::create(
+        rewriter, loc, tensorType, ValueRange{},
+        [&](OpBuilder &b, Location loc, ValueRange ivs) {
+          Value addr = tensor::ExtractOp::create(b, loc, ptrs, ivs);
+          Value m = mask ? tensor::ExtractOp::create(b, loc, mask, ivs)
+                         : Value();
+          Value v = guarded(
+              b, loc, m,
+              [&](OpBuilder &b, Location loc) {
+                return loadElement(b, loc, addr, eltType, isVolatile);
+              },
+              [&](OpBuilder &b, Location loc) -> Value {
+                if (!other)
+                  return createZero(b, loc, eltType);
+                return tensor::ExtractOp::create(b, loc, other, ivs);
+              });
+          tensor::YieldOp::create(b, loc, v);
+        });
+    rewriter.replaceOp(op, generate.getResult());
+    return success();
+  }
+};
+
+struct StoreLowering : OpConversionPattern<triton::StoreOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(triton::StoreOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value ptrs = adaptor.getPtr(), values = adaptor.getValue(),
+          mask = adaptor.getMask();
+
+    auto storeOne = [&](OpBuilder &b, Location loc, Value addr, Value value,
+                        Value m) {
+      if (!m) {
+        storeElement(b, loc, addr, value);
+        return;
+      }
+      scf::IfOp::create(b, loc, m, [&](OpBuilder &b, Location loc) {
+        storeElement(b, loc, addr, value);
+        scf::YieldOp::create(b, loc);
+      });
+    };
+
+    auto tensorType = dyn_cast<RankedTensorType>(values.getType());
+    if (!tensorType) {
+      storeOne(rewriter, loc, ptrs, values, mask);
+      rewriter.eraseOp(op);
+      return success();
+    }
+
+    // A loop nest over the block; the stores keep program order.
+    SmallVector<Value> lbs, ubs, steps;
+    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
+    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
+    for (int64_t dim : tensorType.getShape()) {
+      lbs.push_back(zero);
+      ubs.push_back(arith::ConstantIndexOp::create(rewriter, loc, dim));
+      steps.push_back(one);
+    }
+    scf::buildLoopNest(
+        rewriter, loc, lbs, ubs, steps,
+        [&](OpBuilder &b, Location loc, ValueRange ivs) {
+          Value addr = tensor::ExtractOp::create(b, loc, ptrs, ivs);
+          Value value = tensor::ExtractOp::create(b, loc, values, ivs);
+          Value m = mask ? tensor::ExtractOp::create(b, loc, mask, ivs)
+                         : Value();
+          storeOne(b, loc, addr, value, m);
+        });
+    rewriter.eraseOp(op);
+    return success();
+  }
+};
+
+/// Casts between pointers and integers are identities on byte addresses.
+template <typename OpTy>
+struct AddressIdentityLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOp(op, adaptor.getSrc());
+    return success();
+  }
+};
+
+struct BitcastLowering : OpConversionPattern<triton::BitcastOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(triton::BitcastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type resultType = getTypeConverter()->convertType(op.getType());
+    if (!resultType)
+      return failure();
+    if (resultType == adaptor.getSrc().getType())
+      rewriter.replaceOp(op, adaptor.getSrc());
+    else
+      rewriter.replaceOpWithNewOp<arith::BitcastOp>(op, resultType,
+                                                    adaptor.getSrc());
+    return success();
+  }
+};
+
+} // namespace
+
+void populateMemoryOpsToLinalgPatterns(TypeConverter &converter,
+                                       RewritePatternSet &patterns) {
+  patterns.add<AddPtrLowering, LoadLowering, StoreLowering, BitcastLowering,
+               AddressIdentityLowering<triton::IntToPtrOp>,
+               AddressIdentityLowering<triton::PtrToIntOp>>(
+      converter, patterns.getContext());
+}
+
+} // namespace mlir::spine

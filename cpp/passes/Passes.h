@@ -1,0 +1,43 @@
+//===- Passes.h - spine-triton passes and pipelines -------------*- C++ -*-===//
+//
+// The entry points every tool (spine-triton-opt, the nanobind module) uses to
+// see the same dialects, passes and pipelines.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPINE_TRITON_PASSES_PASSES_H
+#define SPINE_TRITON_PASSES_PASSES_H
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+
+namespace mlir::spine {
+
+#define GEN_PASS_DECL
+#include "passes/Passes.h.inc"
+
+/// Registers the Triton dialect and every upstream dialect (and interface
+/// extension) that our pipelines create or consume.
+void registerSpineTritonDialects(DialectRegistry &registry);
+
+/// Registers our passes and the two named pipelines:
+///   --triton-to-linalg-experimental   TTIR -> Linalg/tensor/memref/arith
+///   --spine-triton-pipeline           Linalg -> LLVM dialect
+void registerSpineTritonPasses();
+
+/// Registers the two named pipelines above (part of registerSpineTritonPasses).
+void registerSpineTritonPipelines();
+
+/// Appends the TTIR -> Linalg pipeline to `pm`.
+void buildTritonToLinalgPipeline(OpPassManager &pm);
+
+/// Appends the Linalg -> LLVM dialect pipeline to `pm`.
+void buildSpineTritonPipeline(OpPassManager &pm);
+
+#define GEN_PASS_REGISTRATION
+#include "passes/Passes.h.inc"
+
+} // namespace mlir::spine
+
+#endif // SPINE_TRITON_PASSES_PASSES_H

@@ -1,0 +1,43 @@
+//===- Passes.td - spine-triton pass declarations ----------*- tablegen -*-===//
+
+#ifndef SPINE_TRITON_PASSES
+#define SPINE_TRITON_PASSES
+
+include "mlir/Pass/PassBase.td"
+
+def MaterializeProgramIds : Pass<"spine-materialize-program-ids", "ModuleOp"> {
+  let summary = "Turn tt.get_program_id / tt.get_num_programs into function arguments";
+  let description = [{
+    Appends six i32 arguments (pid x/y/z, number of programs x/y/z) to every
+    tt.func, replaces the program-id queries with them and forwards them
+    through tt.call. This is the first half of the kernel ABI in
+    docs/kernel-abi.md: the launcher supplies those values per program.
+  }];
+}
+
+def ConvertTritonToLinalg : Pass<"spine-convert-triton-to-linalg", "ModuleOp"> {
+  let summary = "Lower Triton IR to Linalg, tensor, memref, arith and func";
+  let description = [{
+    Pointers become i64 byte addresses (tensors of pointers become tensors of
+    i64); tensor-shaped Triton ops become linalg/tensor ops; loads and stores
+    become per-element accesses guarded by their masks. Any Triton op without a
+    lowering is reported with its location and the pass fails.
+  }];
+  let dependentDialects = [
+    "arith::ArithDialect", "func::FuncDialect", "linalg::LinalgDialect",
+    "LLVM::LLVMDialect", "math::MathDialect", "scf::SCFDialect",
+    "tensor::TensorDialect"
+  ];
+}
+
+def AddKernelEntry : Pass<"spine-add-kernel-entry", "ModuleOp"> {
+  let summary = "Add the fixed-signature entry point each public kernel is launched through";
+  let description = [{
+    For each public func.func @k, emits @k__spine_entry(!llvm.ptr args, i32 x6)
+    that loads each argument from its 8-byte slot and calls @k (see
+    docs/kernel-abi.md).
+  }];
+  let dependentDialects = ["LLVM::LLVMDialect", "func::FuncDialect"];
+}
+
+#endif // SPINE_TRITON_PASSES

@@ -1,0 +1,393 @@
+//===- TensorOpsToLinalg.cpp - Triton tensor ops to linalg/tensor ---------===//
+//
+// Shape-building ops (make_range, splat, broadcast, expand_dims, reshape,
+// trans), reductions, dot and Triton's elementwise extras. Plain arith/math on
+// tensors is left to convert-elementwise-to-linalg later in the pipeline.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/TritonToLinalgPatterns.h"
+#include "triton/Dialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::spine {
+namespace {
+
+Value createEmpty(OpBuilder &b, Location loc, RankedTensorType type) {
+  return tensor::EmptyOp::create(b, loc, type.getShape(),
+                                 type.getElementType());
+}
+
+RankedTensorType convertTensorType(const TypeConverter &converter, Type type) {
+  return dyn_cast_or_null<RankedTensorType>(converter.convertType(type));
+}
+
+struct MakeRangeLowering : OpConversionPattern<triton::MakeRangeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(triton::MakeRangeOp op, OpAdaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    auto type = cast<RankedTensorType>(op.getType());
+    Type elementType = type.getElementType();
+    int64_t start = op.getStart();
+    auto map = rewriter.getMultiDimIdentityMap(1);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, type, ValueRange{},
+        ValueRange{createEmpty(rewriter, loc, type)}, ArrayRef{map},
+        ArrayRef{utils::IteratorType::parallel},
+        [&](OpBuilder &b, Location loc, ValueRange) {
+          Value index = linalg::IndexOp::create(b, loc, 0);
+          Value value = arith::IndexCastOp::create(b, loc, elementType, index);
+          if (start != 0) {
+            Value offset = arith::ConstantOp::create(
+                b, loc, b.getIntegerAttr(elementType, start));
+            value = arith::AddIOp::create(b, loc, value, offset);
+          }
+          linalg::YieldOp::create(b, loc, value);
+        });
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
+struct SplatLowering : OpConversionPattern<triton::SplatOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(triton::SplatOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = convertTensorType(*getTypeConverter(), op.getType());
+    if (!type)
+      return failure();
+    Value empty = createEmpty(rewriter, op.getLoc(), type);
+    rewriter.replaceOpWithNewOp<linalg::FillOp>(op, adaptor.getSrc(), empty);
+    return success();
+  }
+};
+
+struct BroadcastLowering : OpConversionPattern<triton::BroadcastOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(triton::BroadcastOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = convertTensorType(*getTypeConverter(), op.getType());
+    auto srcType = cast<RankedTensorType>(adaptor.getSrc().getType());
+    if (!type)
+      return failure();
+    unsigned rank = type.getRank();
+    // A source dimension of size 1 stretched to n reads index 0 throughout.
+    SmallVector<AffineExpr> srcExprs;
+    for (unsigned d = 0; d < rank; ++d) {
+      bool stretched = srcType.getDimSize(d) == 1 && type.getDimSize(d) != 1;
+      srcExprs.push_back(stretched ? rewriter.getAffineConstantExpr(0)
+                                   : rewriter.getAffineDimExpr(d));
+    }
+    SmallVector<AffineMap> maps = {
+        AffineMap::get(rank, 0, srcExprs, rewriter.getContext()),
+        rewriter.getMultiDimIdentityMap(rank)};
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, op.getLoc(), type, adaptor.getSrc(),
+        createEmpty(rewriter, op.getLoc(), type), maps, iterators,
+        [](OpBuilder &b, Location loc, ValueRange args) {
+          linalg::YieldOp::create(b, loc, args[0]);
+        });
+    rewriter.replaceOp(op, generic.getResults());
+    return success();
+  }
+};
+
+struct ExpandDimsLowering : OpConversionPattern<triton::ExpandDimsOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(triton::ExpandDimsOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = convertTensorType(*getTypeConverter(), op.getType());
+    if (!type)
+      return failure();
+    int64_t srcRank = type.getRank() - 1;
+    int64_t axis = op.getAxis();
+    // The new unit dimension joins the group of its neighbouring source dim.
+    SmallVector<ReassociationIndices> groups(srcRank);
+    for (int64_t d = 0; d <= srcRank; ++d) {
+      if (srcRank == 0)
+        break;
+      int64_t src = d < axis ? d : (d == axis ? std::min(axis, srcRank - 1)
+                                              : d - 1);
+      groups[src].push_back(d);
+    }
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, type,
+                                                       adaptor.getSrc(), groups);
+    return success();
+  }
+};
+
+/// Row-major reshape: collapse to 1-D, then expand to the result shape. Triton
+/// allows reordering elements when `allow_reorder` is set; keeping the order
+/// is one valid choice.
+struct ReshapeLowering : OpConversionPattern<triton::ReshapeOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(triton::ReshapeOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = convertTensorType(*getTypeConverter(), op.getType());
+    if (!type)
+      return failure();
+    Location loc = op.getLoc();
+    Value value = adaptor.getSrc();
+    auto srcType = cast<RankedTensorType>(value.getType());
+    auto allDims = [](int64_t rank) {
+      ReassociationIndices group;
+      for (int64_t d = 0; d < rank; ++d)
+        group.push_back(d);
+      return SmallVector<ReassociationIndices>{group};
+    };
+    if (srcType.getRank() != 1)
+      value = tensor::CollapseShapeOp::create(rewriter, loc, value,
+                                              allDims(srcType.getRank()));
+    if (type.getRank() != 1)
+      value = tensor::ExpandShapeOp::create(rewriter, loc, type, value,
+                                            allDims(type.getRank()));
+    rewriter.replaceOp(op, value);
+    return success();
+  }
+};
+
+struct TransLowering : OpConversionPattern<triton::TransOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(triton::TransOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = convertTensorType(*getTypeConverter(), op.getType());
+    if (!type)
+      return failure();
+    Value empty = createEmpty(rewriter, op.getLoc(), type);
+    SmallVector<int64_t> permutation(op.getOrder());
+    auto transpose = linalg::TransposeOp::create(
+        rewriter, op.getLoc(), adaptor.getSrc(), empty, permutation);
+    rewriter.replaceOp(op, transpose.getResults());
+    return success();
+  }
+};
+
+/// tt.reduce has no identity value, so the first slice along the axis seeds
+/// the accumulator and linalg.reduce folds in the rest, in order. The combine
+/// region is called as combine(accumulator, next element).
+struct ReduceLowering : OpConversionPattern<triton::ReduceOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(triton::ReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    int64_t axis = op.getAxis();
+    ValueRange srcs = adaptor.getSrcs();
+    auto srcType = cast<RankedTensorType>(srcs.front().getType());
+    int64_t rank = srcType.getRank();
+    int64_t extent = srcType.getDimSize(axis);
+
+    auto slice = [&](Value src, int64_t offset, int64_t size,
+                     bool dropAxis) -> Value {
+      auto type = cast<RankedTensorType>(src.getType());
+      SmallVector<OpFoldResult> offsets(rank, rewriter.getIndexAttr(0));
+      SmallVector<OpFoldResult> sizes, strides(rank, rewriter.getIndexAttr(1));
+      SmallVector<int64_t> shape;
+      for (int64_t d = 0; d < rank; ++d) {
+        int64_t dim = d == axis ? size : type.getDimSize(d);
+        sizes.push_back(rewriter.getIndexAttr(dim));
+        if (d != axis || !dropAxis)
+          shape.push_back(dim);
+      }
+      offsets[axis] = rewriter.getIndexAttr(offset);
+      auto resultType = RankedTensorType::get(shape, type.getElementType());
+      return tensor::ExtractSliceOp::create(rewriter, loc, resultType, src,
+                                            offsets, sizes, strides);
+    };
+
+    SmallVector<Value> inits, rests;
+    for (Value src : srcs) {
+      inits.push_back(slice(src, 0, 1, /*dropAxis=*/true));
+      if (extent > 1)
+        rests.push_back(slice(src, 1, extent - 1, /*dropAxis=*/false));
+    }
+
+    SmallVector<Value> results = inits;
+    if (extent > 1) {
+      Block &combine = op.getCombineOp().front();
+      unsigned n = srcs.size();
+      auto reduce = linalg::ReduceOp::create(
+          rewriter, loc, rests, inits, ArrayRef<int64_t>{axis},
+          [&](OpBuilder &b, Location loc, ValueRange args) {
+            // args = (next elements..., accumulators...)
+            IRMapping mapping;
+            for (unsigned i = 0; i < n; ++i) {
+              mapping.map(combine.getArgument(i), args[n + i]);
+              mapping.map(combine.getArgument(n + i), args[i]);
+            }
+            for (Operation &inner : combine.without_terminator())
+              b.clone(inner, mapping);
+            SmallVector<Value> yielded;
+            for (Value v : combine.getTerminator()->getOperands())
+              yielded.push_back(mapping.lookupOrDefault(v));
+            linalg::YieldOp::create(b, loc, yielded);
+          });
+      results.assign(reduce.getResults().begin(), reduce.getResults().end());
+    }
+
+    // Reducing a 1-D tensor yields scalars.
+    if (rank == 1)
+      for (Value &result : results)
+        result = tensor::ExtractOp::create(rewriter, loc, result, ValueRange{});
+    rewriter.replaceOp(op, results);
+    return success();
+  }
+};
+
+/// tt.dot is C + A x B with the accumulator C; linalg's named matmuls widen
+/// narrower inputs to the accumulator type (sign-extending integers).
+struct DotLowering : OpConversionPattern<triton::DotOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(triton::DotOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto type = cast<RankedTensorType>(adaptor.getC().getType());
+    ValueRange inputs{adaptor.getA(), adaptor.getB()};
+    Operation *matmul;
+    if (type.getRank() == 2)
+      matmul = linalg::MatmulOp::create(rewriter, op.getLoc(), inputs,
+                                        ValueRange{adaptor.getC()});
+    else if (type.getRank() == 3)
+      matmul = linalg::BatchMatmulOp::create(rewriter, op.getLoc(), inputs,
+                                             ValueRange{adaptor.getC()});
+    else
+      return rewriter.notifyMatchFailure(op, "tt.dot of rank other than 2/3");
+    rewriter.replaceOp(op, matmul->getResults());
+    return success();
+  }
+};
+
+struct FpToFpLowering : OpConversionPattern<triton::FpToFpOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(triton::FpToFpOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type srcElt = getElementTypeOrSelf(adaptor.getSrc().getType());
+    Type dstElt = getElementTypeOrSelf(op.getType());
+    unsigned srcBits = srcElt.getIntOrFloatBitWidth();
+    unsigned dstBits = dstElt.getIntOrFloatBitWidth();
+    if (srcBits < dstBits || (srcBits == dstBits && srcElt == dstElt)) {
+      rewriter.replaceOpWithNewOp<arith::ExtFOp>(op, op.getType(),
+                                                 adaptor.getSrc());
+      return success();
+    }
+    auto truncf = arith::TruncFOp::create(rewriter, op.getLoc(), op.getType(),
+                                          adaptor.getSrc());
+    if (auto rounding = op.getRoundingAttr();
+        rounding && rounding.getValue() == triton::RoundingMode::RTZ)
+      truncf.setRoundingmodeAttr(arith::RoundingModeAttr::get(
+          rewriter.getContext(), arith::RoundingMode::toward_zero));
+    rewriter.replaceOp(op, truncf);
+    return success();
+  }
+};
+
+struct ClampFLowering : OpConversionPattern<triton::ClampFOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(triton::ClampFOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Value v;
+    if (op.getPropagateNan() == triton::PropagateNan::ALL) {
+      v = arith::MaximumFOp::create(rewriter, loc, adaptor.getX(),
+                                    adaptor.getMin());
+      v = arith::MinimumFOp::create(rewriter, loc, v, adaptor.getMax());
+    } else {
+      v = arith::MaxNumFOp::create(rewriter, loc, adaptor.getX(),
+                                   adaptor.getMin());
+      v = arith::MinNumFOp::create(rewriter, loc, v, adaptor.getMax());
+    }
+    rewriter.replaceOp(op, v);
+    return success();
+  }
+};
+
+struct PreciseSqrtLowering : OpConversionPattern<triton::PreciseSqrtOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(triton::PreciseSqrtOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<math::SqrtOp>(op, adaptor.getX());
+    return success();
+  }
+};
+
+struct PreciseDivFLowering : OpConversionPattern<triton::PreciseDivFOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(triton::PreciseDivFOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    rewriter.replaceOpWithNewOp<arith::DivFOp>(op, adaptor.getX(),
+                                               adaptor.getY());
+    return success();
+  }
+};
+
+/// High half of the unsigned product: widen, multiply, shift, truncate.
+struct MulhiUILowering : OpConversionPattern<triton::MulhiUIOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(triton::MulhiUIOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Location loc = op.getLoc();
+    Type type = op.getType();
+    auto intType = cast<IntegerType>(getElementTypeOrSelf(type));
+    unsigned bits = intType.getWidth();
+    Type wideElt = rewriter.getIntegerType(2 * bits);
+    Type wide = wideElt;
+    if (auto tensor = dyn_cast<RankedTensorType>(type))
+      wide = tensor.clone(wideElt);
+    Value x = arith::ExtUIOp::create(rewriter, loc, wide, adaptor.getX());
+    Value y = arith::ExtUIOp::create(rewriter, loc, wide, adaptor.getY());
+    Value product = arith::MulIOp::create(rewriter, loc, x, y);
+    TypedAttr shiftAttr = rewriter.getIntegerAttr(wideElt, bits);
+    if (auto tensor = dyn_cast<RankedTensorType>(wide))
+      shiftAttr = SplatElementsAttr::get(tensor, shiftAttr);
+    Value shift = arith::ConstantOp::create(rewriter, loc, shiftAttr);
+    Value high = arith::ShRUIOp::create(rewriter, loc, product, shift);
+    rewriter.replaceOpWithNewOp<arith::TruncIOp>(op, type, high);
+    return success();
+  }
+};
+
+} // namespace
+
+void populateTensorOpsToLinalgPatterns(TypeConverter &converter,
+                                       RewritePatternSet &patterns) {
+  patterns.add<MakeRangeLowering, SplatLowering, BroadcastLowering,
+               ExpandDimsLowering, ReshapeLowering, TransLowering,
+               ReduceLowering, DotLowering, FpToFpLowering, ClampFLowering,
+               PreciseSqrtLowering, PreciseDivFLowering, MulhiUILowering>(
+      converter, patterns.getContext());
+}
+
+} // namespace mlir::spine
