@@ -1,0 +1,359 @@
+//===- Compiler.cpp - In-process MLIR/LLVM stages of the module -----------===//
+
+#include "python/Compiler.h"
+
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/Transforms/Passes.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassInstrumentation.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/AsmParser/Parser.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/Verifier.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <algorithm>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+using namespace spine;
+
+namespace {
+
+StageResult failure(std::string error) {
+  StageResult result;
+  result.error = std::move(error);
+  return result;
+}
+
+StageResult success(std::string value) {
+  StageResult result;
+  result.ok = true;
+  result.value = std::move(value);
+  return result;
+}
+
+/// Records the first pass that failed: pass managers report failure without
+/// saying where, and the innermost failing pass is what a user needs.
+class FailedPassRecorder : public mlir::PassInstrumentation {
+public:
+  explicit FailedPassRecorder(std::string &failedPass)
+      : failedPass(failedPass) {}
+
+  void runAfterPassFailed(mlir::Pass *pass, mlir::Operation *op) override {
+    if (!failedPass.empty())
+      return;
+    llvm::StringRef name = pass->getArgument();
+    if (name.empty())
+      name = pass->getName();
+    failedPass = (name + "' on '" + op->getName().getStringRef()).str();
+  }
+
+private:
+  std::string &failedPass;
+};
+
+/// An MLIR context with our dialects. Compiling one kernel gains nothing from
+/// MLIR's thread pool, so threading is off.
+std::unique_ptr<mlir::MLIRContext> makeContext(bool withTranslation) {
+  mlir::DialectRegistry registry;
+  mlir::spine::registerSpineTritonDialects(registry);
+  if (withTranslation) {
+    registry.insert<mlir::LLVM::LLVMDialect>();
+    mlir::registerBuiltinDialectTranslation(registry);
+    mlir::registerLLVMDialectTranslation(registry);
+  }
+  return std::make_unique<mlir::MLIRContext>(
+      registry, mlir::MLIRContext::Threading::DISABLED);
+}
+
+/// Parses `text` with diagnostics captured by the caller's handler.
+mlir::OwningOpRef<mlir::ModuleOp> parseModule(llvm::SourceMgr &sourceMgr,
+                                              const std::string &text,
+                                              mlir::MLIRContext &ctx) {
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBuffer(text, "<input>"), llvm::SMLoc());
+  return mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr,
+                                               mlir::ParserConfig(&ctx));
+}
+
+std::string printModule(mlir::ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  // Locations must survive every stage so errors and DWARF name source lines.
+  module->print(os, mlir::OpPrintingFlags().enableDebugInfo(
+                        /*enable=*/true, /*prettyForm=*/false));
+  return text;
+}
+
+void initializeTargets() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    LLVMInitializeX86TargetInfo();
+    LLVMInitializeX86Target();
+    LLVMInitializeX86TargetMC();
+    LLVMInitializeX86AsmPrinter();
+    LLVMInitializeX86AsmParser();
+    LLVMInitializeRISCVTargetInfo();
+    LLVMInitializeRISCVTarget();
+    LLVMInitializeRISCVTargetMC();
+    LLVMInitializeRISCVAsmPrinter();
+    LLVMInitializeRISCVAsmParser();
+  });
+}
+
+std::optional<llvm::OptimizationLevel> irOptLevel(int optLevel) {
+  switch (optLevel) {
+  case 0:
+    return llvm::OptimizationLevel::O0;
+  case 1:
+    return llvm::OptimizationLevel::O1;
+  case 2:
+    return llvm::OptimizationLevel::O2;
+  case 3:
+    return llvm::OptimizationLevel::O3;
+  default:
+    return std::nullopt;
+  }
+}
+
+std::unique_ptr<llvm::TargetMachine>
+createTargetMachine(const TargetSpec &spec, int optLevel, bool fpFusion,
+                    std::string &error) {
+  initializeTargets();
+  llvm::Triple triple(spec.triple);
+  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return nullptr;
+  llvm::TargetOptions options;
+  options.AllowFPOpFusion =
+      fpFusion ? llvm::FPOpFusion::Fast : llvm::FPOpFusion::Standard;
+  // Linux on RISC-V is lp64d; the cross linker rejects objects of another ABI.
+  if (triple.isRISCV64())
+    options.MCOptions.ABIName = "lp64d";
+  auto codegenLevel = *llvm::CodeGenOpt::getLevel(optLevel);
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      triple, spec.cpu, spec.features, options, llvm::Reloc::PIC_,
+      std::nullopt, codegenLevel));
+  if (!machine)
+    error = "cannot create a target machine for '" + spec.triple + "'";
+  return machine;
+}
+
+/// Parses LLVM IR text and configures it for `machine`: triple, data layout
+/// and per-function CPU/features, so the stored IR reproduces the same code
+/// with a plain `llc`.
+std::unique_ptr<llvm::Module> parseAndConfigure(const std::string &llir,
+                                                llvm::LLVMContext &ctx,
+                                                llvm::TargetMachine &machine,
+                                                bool framePointers,
+                                                std::string &error) {
+  llvm::SMDiagnostic diag;
+  std::unique_ptr<llvm::Module> module =
+      llvm::parseAssemblyString(llir, diag, ctx);
+  llvm::raw_string_ostream os(error);
+  if (!module) {
+    diag.print("llir", os);
+    return nullptr;
+  }
+  if (llvm::verifyModule(*module, &os))
+    return nullptr;
+  module->setTargetTriple(machine.getTargetTriple());
+  module->setDataLayout(machine.createDataLayout());
+  for (llvm::Function &fn : *module) {
+    if (fn.isDeclaration())
+      continue;
+    if (!fn.hasFnAttribute("target-cpu"))
+      fn.addFnAttr("target-cpu", machine.getTargetCPU());
+    if (!fn.hasFnAttribute("target-features") &&
+        !machine.getTargetFeatureString().empty())
+      fn.addFnAttr("target-features", machine.getTargetFeatureString());
+    if (framePointers)
+      fn.addFnAttr("frame-pointer", "all");
+  }
+  return module;
+}
+
+void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine,
+                    llvm::OptimizationLevel level) {
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  // Vectorizers on from O2, as clang does.
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = level.getSpeedupLevel() >= 2;
+  tuning.SLPVectorization = level.getSpeedupLevel() >= 2;
+  llvm::PassBuilder builder(&machine, tuning);
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  llvm::ModulePassManager pipeline =
+      level == llvm::OptimizationLevel::O0
+          ? builder.buildO0DefaultPipeline(level)
+          : builder.buildPerModuleDefaultPipeline(level);
+  pipeline.run(module, mam);
+}
+
+std::string printModule(const llvm::Module &module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os, nullptr);
+  return text;
+}
+
+} // namespace
+
+StageResult spine::runPipeline(const std::string &text,
+                               const std::string &pipeline) {
+  static std::once_flag registered;
+  std::call_once(registered, [] { mlir::spine::registerSpineTritonPasses(); });
+
+  std::unique_ptr<mlir::MLIRContext> ctx = makeContext(false);
+  std::string diagnostics;
+  llvm::raw_string_ostream diagOS(diagnostics);
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, ctx.get(), diagOS);
+
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      parseModule(sourceMgr, text, *ctx);
+  if (!module)
+    return failure("cannot parse the input module:\n" + diagnostics);
+
+  mlir::PassManager pm(ctx.get());
+  std::string pipelineError;
+  llvm::raw_string_ostream pipelineOS(pipelineError);
+  if (mlir::failed(mlir::parsePassPipeline(pipeline, pm, pipelineOS)))
+    return failure("invalid pass pipeline '" + pipeline + "': " +
+                   pipelineError);
+  std::string failedPass;
+  pm.addInstrumentation(std::make_unique<FailedPassRecorder>(failedPass));
+  if (mlir::failed(pm.run(*module))) {
+    std::string error = "pass '" + failedPass + "' failed";
+    return failure(diagnostics.empty() ? error : error + ":\n" + diagnostics);
+  }
+  return success(printModule(*module));
+}
+
+StageResult spine::translateToLLVMIR(const std::string &text, bool lineInfo) {
+  std::unique_ptr<mlir::MLIRContext> ctx = makeContext(true);
+  std::string diagnostics;
+  llvm::raw_string_ostream diagOS(diagnostics);
+  llvm::SourceMgr sourceMgr;
+  mlir::SourceMgrDiagnosticHandler handler(sourceMgr, ctx.get(), diagOS);
+
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      parseModule(sourceMgr, text, *ctx);
+  if (!module)
+    return failure("cannot parse the LLVM-dialect module:\n" + diagnostics);
+  if (lineInfo) {
+    // The pass creates debug-info attributes without declaring their dialect.
+    ctx->getOrLoadDialect<mlir::LLVM::LLVMDialect>();
+    mlir::PassManager pm(ctx.get());
+    pm.addPass(mlir::LLVM::createDIScopeForLLVMFuncOpPass());
+    if (mlir::failed(pm.run(*module)))
+      return failure("cannot attach debug scopes:\n" + diagnostics);
+  }
+  llvm::LLVMContext llvmCtx;
+  std::unique_ptr<llvm::Module> llvmModule =
+      mlir::translateModuleToLLVMIR(*module, llvmCtx);
+  if (!llvmModule)
+    return failure("cannot translate to LLVM IR:\n" + diagnostics);
+  return success(printModule(*llvmModule));
+}
+
+StageResult spine::optimizeLLVMIR(const std::string &llir,
+                                  const TargetSpec &target, int optLevel) {
+  std::optional<llvm::OptimizationLevel> level = irOptLevel(optLevel);
+  if (!level)
+    return failure("opt_level must be 0..3, got " + std::to_string(optLevel));
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> machine =
+      createTargetMachine(target, optLevel, /*fpFusion=*/true, error);
+  if (!machine)
+    return failure(error);
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::Module> module =
+      parseAndConfigure(llir, ctx, *machine, /*framePointers=*/false, error);
+  if (!module)
+    return failure(error);
+  optimizeModule(*module, *machine, *level);
+  return success(printModule(*module));
+}
+
+StageResult spine::compileLLVMIR(const std::string &llir,
+                                 const TargetSpec &target,
+                                 const CodegenOptions &options) {
+  std::optional<llvm::OptimizationLevel> level = irOptLevel(options.optLevel);
+  if (!level)
+    return failure("opt_level must be 0..3, got " +
+                   std::to_string(options.optLevel));
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> machine = createTargetMachine(
+      target, options.optLevel, options.fpFusion, error);
+  if (!machine)
+    return failure(error);
+  llvm::LLVMContext ctx;
+  std::unique_ptr<llvm::Module> module =
+      parseAndConfigure(llir, ctx, *machine, options.debug, error);
+  if (!module)
+    return failure(error);
+  if (options.optimize)
+    optimizeModule(*module, *machine, *level);
+
+  llvm::SmallString<0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager codegen;
+  if (machine->addPassesToEmitFile(codegen, os, nullptr,
+                                   options.emitAssembly
+                                       ? llvm::CodeGenFileType::AssemblyFile
+                                       : llvm::CodeGenFileType::ObjectFile))
+    return failure("target '" + target.triple +
+                   "' cannot emit this kind of file");
+  codegen.run(*module);
+  return success(std::string(buffer.str()));
+}
+
+std::string spine::hostTriple() { return llvm::sys::getDefaultTargetTriple(); }
+
+std::string spine::hostCPU() { return llvm::sys::getHostCPUName().str(); }
+
+std::string spine::hostFeatures() {
+  std::vector<std::pair<std::string, bool>> features;
+  for (const auto &feature : llvm::sys::getHostCPUFeatures())
+    features.emplace_back(feature.first().str(), feature.second);
+  std::sort(features.begin(), features.end());
+  std::string joined;
+  for (const auto &[name, enabled] : features) {
+    if (!joined.empty())
+      joined += ',';
+    joined += (enabled ? "+" : "-") + name;
+  }
+  return joined;
+}
+
+std::string spine::llvmVersion() { return LLVM_VERSION_STRING; }

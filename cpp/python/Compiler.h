@@ -1,0 +1,69 @@
+//===- Compiler.h - In-process MLIR/LLVM stages of the module ---*- C++ -*-===//
+//
+// The MLIR and LLVM work behind `spine_triton._C`. The interface uses only
+// standard types: the binding layer never sees an LLVM header, and no C++
+// exception crosses LLVM frames (Debian's LLVM is built without them).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPINE_TRITON_PYTHON_COMPILER_H
+#define SPINE_TRITON_PYTHON_COMPILER_H
+
+#include <string>
+
+namespace spine {
+
+/// The outcome of a stage: `value` on success, else every diagnostic (with
+/// its location) in `error`.
+struct StageResult {
+  bool ok = false;
+  std::string value;
+  std::string error;
+};
+
+/// A code generation target as LLVM's TargetMachine expects it.
+struct TargetSpec {
+  std::string triple;
+  std::string cpu;
+  std::string features;
+};
+
+/// Parses `text`, runs the textual pass `pipeline` (anchored on
+/// builtin.module) and prints the result with its locations.
+StageResult runPipeline(const std::string &text, const std::string &pipeline);
+
+/// Translates LLVM-dialect MLIR to LLVM IR text. With `lineInfo`, functions
+/// get a debug-info scope first so source locations become line tables.
+StageResult translateToLLVMIR(const std::string &text, bool lineInfo);
+
+/// Runs the default per-module pipeline at `optLevel` (0-3) on LLVM IR text
+/// configured for `target`; returns the optimized IR text.
+StageResult optimizeLLVMIR(const std::string &llir, const TargetSpec &target,
+                           int optLevel);
+
+struct CodegenOptions {
+  int optLevel = 3;
+  /// Assembly text instead of an ELF object.
+  bool emitAssembly = false;
+  /// Run the IR pipeline before code generation (off when the IR already
+  /// went through optimizeLLVMIR).
+  bool optimize = true;
+  /// Allow fused multiply-add contraction in code generation.
+  bool fpFusion = true;
+  /// Verify the IR after every pass.
+  bool debug = false;
+};
+
+/// Compiles LLVM IR text for `target` to an object file or assembly text.
+StageResult compileLLVMIR(const std::string &llir, const TargetSpec &target,
+                          const CodegenOptions &options);
+
+std::string hostTriple();
+std::string hostCPU();
+/// The host's features as a "+a,-b" string, sorted for a stable cache key.
+std::string hostFeatures();
+std::string llvmVersion();
+
+} // namespace spine
+
+#endif // SPINE_TRITON_PYTHON_COMPILER_H
