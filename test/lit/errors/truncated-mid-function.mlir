@@ -1,7 +1,7 @@
 // A TTIR dump with locations, cut between two operations in the middle of the function.
 // RUN: not spine-triton-opt %s 2>&1 | FileCheck %s
 // RUN: %expect_exit 1 spine-triton-opt %s -o /dev/null
-// CHECK: truncated-mid-function.mlir:{{[0-9]+}}:{{[0-9]+}}: error:
+// CHECK: truncated-mid-function.mlir:{{[0-9]+}}:{{[0-9]+}}: error: expected
 // CHECK-NOT: PLEASE submit a bug report
 // CHECK-NOT: Stack dump
 

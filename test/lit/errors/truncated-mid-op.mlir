@@ -1,7 +1,7 @@
 // A TTIR file cut in the middle of an operation inside the function body.
 // RUN: not spine-triton-opt %s 2>&1 | FileCheck %s
 // RUN: %expect_exit 1 spine-triton-opt %s -o /dev/null
-// CHECK: truncated-mid-op.mlir:{{[0-9]+}}:{{[0-9]+}}: error: expected
+// CHECK: truncated-mid-op.mlir:{{[0-9]+}}:{{[0-9]+}}: error: expected ':'
 // CHECK-NOT: PLEASE submit a bug report
 // CHECK-NOT: Stack dump
 
