@@ -7,7 +7,7 @@ PY=${PYTHON:-python3}
 
 status=0
 echo "== lit test/"
-$PY -m lit -sv test/ || status=1
+lit -sv test/ || status=1
 
 echo "== pytest test/python"
 $PY -m pytest -q -n "${SPINE_TEST_JOBS:-2}" test/python
