@@ -1,0 +1,299 @@
+"""The Triton compiler backend: TTIR -> Linalg -> LLVM dialect -> LLVM IR -> assembly -> .so.
+
+Every stage after TTIR runs in-process through ``spine_triton._C``; each stage's text lands in
+the Triton cache entry (``CompiledKernel.asm``) next to the shared library.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import os
+import re
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from triton import knobs
+from triton._C.libtriton import ir, passes
+from triton.backends.compiler import BaseBackend, GPUTarget, Language
+
+from . import targets
+
+ENTRY_SUFFIX = "__spine_entry"
+
+
+class KernelCompileError(RuntimeError):
+    """A kernel that spine-triton cannot compile: names the op and the kernel's source line."""
+
+    def __init__(self, kernel: str, stage: str, diagnostics: str):
+        self.kernel = kernel
+        self.stage = stage
+        self.diagnostics = diagnostics
+        self.file, self.line, self.op = _first_error(diagnostics)
+        header = f"spine-triton cannot compile kernel '{kernel}' ({stage} stage)"
+        if self.file:
+            header += f" at {self.file}:{self.line}"
+        if self.op:
+            header += f", op '{self.op}'"
+        super().__init__(f"{header}:\n{diagnostics}")
+
+
+_ERROR_LINE = re.compile(
+    r"^(?P<file>[^\s:][^:]*):(?P<line>\d+):(?P<col>\d+): error: (?P<msg>.*)$", re.MULTILINE
+)
+# "'tt.foo' op ..." (Operation::emitOpError) or "... operation 'tt.foo' ..." (dialect conversion).
+_OP_IN_MESSAGE = re.compile(r"'(?P<op>[a-z_]\w*\.[\w.]+)' op|operation '(?P<op2>[a-z_]\w*\.[\w.]+)'")
+_OP_IN_NOTE = re.compile(r"see current operation:\s*(?:%[^=\n]+= )?\"?([a-z_]\w*\.[\w.]+)")
+
+
+def _first_error(diagnostics: str) -> tuple[str | None, int | None, str | None]:
+    """The source file, line and op of the first error in MLIR diagnostics."""
+    match = _ERROR_LINE.search(diagnostics)
+    if match is None:
+        return None, None, None
+    op = None
+    if named := _OP_IN_MESSAGE.search(match.group("msg")):
+        op = named.group("op") or named.group("op2")
+    elif noted := _OP_IN_NOTE.search(diagnostics):
+        op = noted.group(1)
+    return match.group("file"), int(match.group("line")), op
+
+
+def _run(kernel: str, stage: str, fn, *args, **kwargs):
+    """Calls a _C stage, turning its CompileError into a KernelCompileError."""
+    from . import _C
+
+    try:
+        return fn(*args, **kwargs)
+    except _C.CompileError as e:
+        raise KernelCompileError(kernel, stage, str(e)) from None
+
+
+@functools.cache
+def _build_id() -> str:
+    """Hash of the compiled module and of this package's Python sources: any rebuild or edit of
+    the backend invalidates cached kernels."""
+    from . import _C
+
+    digest = hashlib.sha256()
+    package = Path(__file__).parent
+    for path in [Path(_C.__file__), *sorted(package.glob("*.py"))]:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+@functools.cache
+def _package_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("spine-triton")
+    except PackageNotFoundError:  # running from a source tree
+        return "source"
+
+
+@functools.cache
+def _backend_hash(triple: str, cpu: str, features: str) -> str:
+    import triton
+
+    from . import _C
+
+    key = (
+        f"triton-{triton.__version__}-spine-{_package_version()}-{_build_id()}-"
+        f"llvm-{_C.llvm_version()}-{triple}-{cpu}-{features}"
+    )
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class CPUOptions:
+    # GPU launch shapes: accepted so GPU kernels and autotune configs run unchanged. A program
+    # is one CPU task, so they do not change the generated code.
+    num_warps: int = 4
+    num_ctas: int = 1
+    num_stages: int = 1
+    warp_size: int = 1
+    # OpenMP threads for the grid; 0: SPINE_TRITON_NUM_THREADS, else the OpenMP default.
+    num_threads: int = 0
+    # A target name from spine_triton.targets ("native", "spacemit-x60", ...).
+    arch: str | None = None
+    debug: bool = False
+    sanitize_overflow: bool = True
+    enable_fp_fusion: bool = True
+    opt_level: int = 3
+    launch_cooperative_grid: bool = False
+    extern_libs: tuple | None = None
+    supported_fp8_dtypes: tuple[str, ...] = ("fp8e5", "fp8e4nv")
+    deprecated_fp8_dot_operand_dtypes: tuple[str, ...] = ()
+    # fp32 dots are exact fp32 on a CPU; the GPU precisions are accepted so kernels compile.
+    default_dot_input_precision: str = "ieee"
+    allowed_dot_input_precisions: tuple[str, ...] = ("ieee", "tf32", "tf32x3", "bf16x3", "bf16x6")
+    max_num_imprecise_acc_default: int = 0
+    backend_name: str = "cpu"
+    instrumentation_mode: str = ""
+    fpsan_homomorphic_casts: bool = False
+
+    def __post_init__(self):
+        if self.num_threads < 0:
+            raise ValueError(f"num_threads must be >= 0, got {self.num_threads}")
+        if self.opt_level not in (0, 1, 2, 3):
+            raise ValueError(f"opt_level must be 0..3, got {self.opt_level}")
+
+    def hash(self):
+        key = "_".join(f"{name}-{val}" for name, val in sorted(self.__dict__.items()))
+        return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def min_dot_size(lhs_type, rhs_type):
+    return (1, 1, 1)
+
+
+class CPUBackend(BaseBackend):
+    binary_ext = "so"
+
+    @staticmethod
+    def supports_target(target: GPUTarget):
+        return target.backend == "cpu"
+
+    def __init__(self, target: GPUTarget) -> None:
+        super().__init__(target)
+        self.cpu_target = targets.resolve(target.arch)
+
+    def hash(self):
+        t = self.cpu_target
+        return _backend_hash(t.triple, t.cpu, t.features)
+
+    def parse_options(self, opts) -> Any:
+        args = {"arch": self.target.arch}
+        args.update(
+            {k: opts[k] for k in CPUOptions.__dataclass_fields__ if k in opts and opts[k] is not None}
+        )
+        if args["arch"] != self.target.arch:
+            raise ValueError(
+                f"arch option {args['arch']!r} does not match the driver's target "
+                f"{self.target.arch!r}; use CPUDriver.set_current_arch_id instead"
+            )
+        args["enable_fp_fusion"] = knobs.language.fp_fusion_enabled(args.get("enable_fp_fusion"))
+        if "extern_libs" in args:
+            args["extern_libs"] = tuple(dict(args["extern_libs"]).items())
+        return CPUOptions(**args)
+
+    def pack_metadata(self, metadata):
+        return ()
+
+    def get_codegen_implementation(self, options):
+        return {"min_dot_size": min_dot_size}
+
+    def get_module_map(self) -> dict[str, ModuleType]:
+        return {}
+
+    def load_dialects(self, ctx):
+        pass
+
+    @staticmethod
+    def make_ttir(mod, metadata, options):
+        # nvidia's make_ttir minus the tensor-descriptor rewrite: the Linalg conversion lowers
+        # descriptors to structured accesses directly.
+        pm = ir.pass_manager(mod.context)
+        pm.enable_debug()
+        passes.common.add_inliner(pm)
+        passes.common.add_canonicalizer(pm)
+        passes.ttir.add_combine(pm)
+        passes.ttir.add_reorder_broadcast(pm)
+        passes.common.add_cse(pm)
+        passes.common.add_symbol_dce(pm)
+        passes.ttir.add_loop_unroll(pm)
+        pm.run(mod, "make_ttir")
+        return mod
+
+    @staticmethod
+    def make_linalg(mod, metadata, options):
+        from . import _C
+
+        # Set here rather than in make_ttir, which a .ttir IRSource skips.
+        name = mod.get_entry_func_name()
+        metadata["name"] = name
+        metadata["entry_name"] = name + ENTRY_SUFFIX
+        metadata["shared"] = 0
+        return _run(
+            name, "linalg", _C.run_pipeline, str(mod), "builtin.module(triton-to-linalg-experimental)"
+        )
+
+    @staticmethod
+    def make_llmlir(src, metadata, options):
+        from . import _C
+
+        return _run(metadata["name"], "llmlir", _C.run_pipeline, src, "builtin.module(spine-triton-pipeline)")
+
+    def make_llir(self, src, metadata, options):
+        from . import _C
+
+        t = self.cpu_target
+        llir = _run(
+            metadata["name"],
+            "llir",
+            _C.translate_to_llvmir,
+            src,
+            line_info=not knobs.compilation.disable_line_info,
+        )
+        return _run(
+            metadata["name"], "llir", _C.optimize_llvmir, llir, t.triple, t.cpu, t.features, options.opt_level
+        )
+
+    def _codegen(self, llir, metadata, options, emit):
+        from . import _C
+
+        t = self.cpu_target
+        # The IR is already optimized by make_llir: only code generation runs here.
+        return _run(
+            metadata["name"],
+            emit,
+            _C.compile_llvmir,
+            llir,
+            t.triple,
+            t.cpu,
+            t.features,
+            opt_level=options.opt_level,
+            emit=emit,
+            debug=options.debug,
+            optimize=False,
+            fp_fusion=options.enable_fp_fusion,
+        )
+
+    def make_asm(self, src, metadata, options, state):
+        state["llir"] = src
+        return self._codegen(src, metadata, options, "asm").decode()
+
+    def make_so(self, src, metadata, options, state):
+        # The library is built from the same LLVM IR as the assembly, with LLVM's own object
+        # emission: no external assembler has to understand every target extension.
+        obj = self._codegen(state["llir"], metadata, options, "obj")
+        with tempfile.TemporaryDirectory() as tmp:
+            obj_path = os.path.join(tmp, "kernel.o")
+            so_path = os.path.join(tmp, "kernel.so")
+            Path(obj_path).write_bytes(obj)
+            cmd = targets.link_command(self.cpu_target, obj_path, so_path)
+            result = subprocess.run(cmd, check=False, capture_output=True, text=True)
+            if result.returncode != 0:
+                raise RuntimeError(
+                    f"spine-triton: linking kernel '{metadata['name']}' failed: "
+                    f"{' '.join(cmd)}\n{result.stderr}"
+                )
+            return Path(so_path).read_bytes()
+
+    def add_stages(self, stages, options, language):
+        if language != Language.TRITON:
+            raise NotImplementedError("spine-triton compiles Triton kernels; Gluon targets GPUs only")
+        state = {}  # carries the LLVM IR from the asm stage to the so stage of one compilation
+        stages["ttir"] = lambda src, metadata: self.make_ttir(src, metadata, options)
+        stages["linalg"] = lambda src, metadata: self.make_linalg(src, metadata, options)
+        stages["llmlir"] = lambda src, metadata: self.make_llmlir(src, metadata, options)
+        stages["llir"] = lambda src, metadata: self.make_llir(src, metadata, options)
+        stages["asm"] = lambda src, metadata: self.make_asm(src, metadata, options, state)
+        stages["so"] = lambda src, metadata: self.make_so(src, metadata, options, state)
+        if knobs.runtime.add_stages_inspection_hook is not None:
+            knobs.runtime.add_stages_inspection_hook(self, stages, options, language, None)

@@ -1,0 +1,262 @@
+"""The Triton driver: loads compiled kernels and launches them over the grid on CPU threads."""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import struct
+import sys
+import time
+
+from triton.backends.compiler import GPUTarget
+from triton.backends.driver import DriverBase, _parse_descriptor
+
+from . import targets
+from .compiler import ENTRY_SUFFIX
+
+# The name this package is registered under in the `triton.backends` entry-point group.
+BACKEND_NAME = "spine_triton"
+# A generous bound on any on-chip memory a kernel could ask for: CPU kernels use none.
+_NO_LIMIT = 2**31 - 1
+# Larger than the last-level cache of the machines we run on, so clearing it evicts the inputs.
+_BENCH_CACHE_BYTES = 64 * 1024 * 1024
+
+# Struct code (little-endian, padded to an 8-byte slot) and Python expression per scalar type
+# string, as docs/kernel-abi.md lays the slots out.
+_SCALAR_SLOTS = {
+    **{t: ("q", "{}") for t in ("i1", "i8", "i16", "i32", "i64")},
+    **{t: ("Q", "{}") for t in ("u1", "u8", "u16", "u32", "u64")},
+    "fp16": ("e6x", "{}"),
+    "bf16": ("H6x", "_bf16_bits({})"),
+    "fp32": ("f4x", "{}"),
+    "fp64": ("d", "{}"),
+}
+
+
+def _bf16_bits(value: float) -> int:
+    """The bf16 bit pattern of a Python float, rounded to nearest even as torch does."""
+    bits = struct.unpack("<I", struct.pack("<f", value))[0]
+    if (bits & 0x7FFFFFFF) > 0x7F800000:  # NaN: keep it quiet, keep the sign
+        return (bits >> 16) | 0x40
+    return (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
+
+
+def _descriptor_base(desc) -> int:
+    if desc.padding == "nan":
+        raise NotImplementedError("spine-triton: tensor descriptors with padding='nan' are not supported")
+    return desc.base.data_ptr()
+
+
+def _slots(ty, expr):
+    """(struct code, expression) of every slot one argument of type `ty` fills."""
+    if isinstance(ty, tuple):
+        return [slot for i, sub in enumerate(ty) for slot in _slots(sub, f"{expr}[{i}]")]
+    if ty == "constexpr":
+        return []
+    if ty.startswith("*"):
+        return [("Q", f"{expr}.data_ptr()")]
+    if ty.startswith("tensordesc"):
+        # The TTIR signature carries the descriptor then its shape (i32) and strides (i64).
+        _, ndim = _parse_descriptor(ty)
+        return (
+            [("Q", f"_descriptor_base({expr})")]
+            + [("q", f"{expr}.shape[{i}]") for i in range(ndim)]
+            + [("q", f"{expr}.strides[{i}]") for i in range(ndim)]
+        )
+    if ty not in _SCALAR_SLOTS:
+        raise TypeError(f"spine-triton: kernel arguments of type {ty} are not supported")
+    code, template = _SCALAR_SLOTS[ty]
+    return [(code, template.format(expr))]
+
+
+def make_arg_packer(signature):
+    """A function of all kernel arguments (constexprs included, as Triton passes them) returning
+    the 8-byte argument slots of docs/kernel-abi.md. Built once per kernel, so a launch costs one
+    `struct.pack` call."""
+    params = [f"a{i}" for i in range(len(signature))]
+    slots = [slot for param, ty in zip(params, signature) for slot in _slots(ty, param)]
+    layout = struct.Struct("<" + "".join(code for code, _ in slots))
+    source = f"def pack({', '.join(params)}):\n    return _pack({', '.join(expr for _, expr in slots)})\n"
+    scope = {"_pack": layout.pack, "_bf16_bits": _bf16_bits, "_descriptor_base": _descriptor_base}
+    # Generated code, like Triton's own argument binder: no per-argument dispatch at launch.
+    exec(compile(source, "<spine-triton arg packer>", "exec"), scope)  # noqa: S102
+    return scope["pack"]
+
+
+def _default_num_threads() -> int:
+    value = os.environ.get("SPINE_TRITON_NUM_THREADS", "0")
+    if not value.isdigit():
+        raise ValueError(f"SPINE_TRITON_NUM_THREADS must be a non-negative integer, got {value!r}")
+    return int(value)
+
+
+class CPULauncher:
+    """Packs the arguments once per launch and runs the grid through spine_triton._C.launch."""
+
+    def __init__(self, src, metadata):
+        target = targets.resolve(metadata.target.arch)
+        if not targets.runs_natively(target):
+            raise RuntimeError(
+                f"spine-triton: kernel '{metadata.name}' was compiled for {target.name} ({target.triple}) "
+                f"and cannot run natively on this {os.uname().machine} host; emulated execution under "
+                "qemu-user is not supported yet. Compiling for it works: use kernel.warmup(...) or "
+                "triton.compile(...) and read .asm['asm'] / .asm['so']."
+            )
+        self.pack = make_arg_packer(list(src.signature.values()))
+        self.num_threads = metadata.num_threads or _default_num_threads()
+
+    def __call__(
+        self,
+        gridX,
+        gridY,
+        gridZ,
+        stream,
+        function,
+        packed_metadata,
+        launch_metadata,
+        launch_enter_hook,
+        launch_exit_hook,
+        *args,
+    ):
+        from . import _C
+
+        if launch_enter_hook is not None:
+            launch_enter_hook(launch_metadata)
+        _C.launch(function, self.pack(*args), gridX, gridY, gridZ, self.num_threads)
+        if launch_exit_hook is not None:
+            launch_exit_hook(launch_metadata)
+
+
+class CPUUtils:
+    @staticmethod
+    def load_binary(name, kernel, shared, device):
+        """dlopens a kernel library (RTLD_LOCAL) and returns (module, entry address, n_regs,
+        n_spills, n_max_threads) as Triton's CompiledKernel expects."""
+        from triton.runtime.cache import get_cache_manager
+
+        # Content-addressed in the Triton cache: every process loads the same file, written once.
+        cache = get_cache_manager(hashlib.sha256(kernel).hexdigest())
+        file_name = f"{name}.so"
+        path = cache.get_file(file_name) or cache.put(kernel, file_name, binary=True)
+        module = ctypes.CDLL(path, mode=os.RTLD_LOCAL)
+        entry = ctypes.cast(getattr(module, name + ENTRY_SUFFIX), ctypes.c_void_p).value
+        return module, entry, 0, 0, _NO_LIMIT
+
+    @staticmethod
+    def unload_module(module):
+        import _ctypes
+
+        _ctypes.dlclose(module._handle)
+
+    @staticmethod
+    def get_device_properties(device):
+        return {
+            "max_shared_mem": _NO_LIMIT,
+            # Persistent kernels size their grid by this: the cores this process may run on.
+            "multiprocessor_count": len(os.sched_getaffinity(0)),
+            "max_num_regs": _NO_LIMIT,
+            "warpSize": 1,
+            "arch": str(device),
+        }
+
+
+class WallClockEvent:
+    """A torch.cuda.Event look-alike: CPU launches are synchronous, so wall-clock time is exact."""
+
+    def __init__(self, enable_timing=True):
+        self.time = None
+
+    def record(self, stream=None):
+        self.time = time.perf_counter()
+
+    def elapsed_time(self, end):
+        """Milliseconds from this event to `end`."""
+        return (end.time - self.time) * 1e3
+
+
+class CPUDeviceInterface:
+    """The subset of torch.cuda that triton.testing.do_bench and the autotuner use."""
+
+    Event = WallClockEvent
+
+    @staticmethod
+    def synchronize(device=None):
+        pass
+
+    @staticmethod
+    def current_device():
+        return 0
+
+
+class CPUDriver(DriverBase):
+    def __init__(self):
+        super().__init__()
+        self.utils = CPUUtils()
+        self.launcher_cls = CPULauncher
+        self.target_name = targets.NATIVE
+
+    @classmethod
+    def is_active(cls):
+        # A CPU is always there, but Triton wants exactly one active driver: defer to any GPU
+        # driver that is active, unless this backend was chosen with TRITON_DEFAULT_BACKEND.
+        if os.environ.get("TRITON_DEFAULT_BACKEND") == BACKEND_NAME:
+            return True
+        backends = sys.modules["triton.backends"].backends
+        return not any(b.driver.is_active() for b in backends.values() if b.driver is not cls)
+
+    def set_current_arch_id(self, arch_id):
+        """Compile for a SpacemiT core, e.g. ``"0xA03C"`` (see spine_triton.targets)."""
+        self.target_name = targets.from_arch_id(arch_id).name
+
+    def get_current_target(self):
+        return GPUTarget("cpu", self.target_name, 1)
+
+    # Triton keys its per-kernel caches on the device: one device per target keeps kernels
+    # compiled for one arch from being launched after switching to another.
+    def get_current_device(self):
+        return self.target_name
+
+    def get_current_stream(self, device=None):
+        return 0
+
+    def get_active_torch_device(self):
+        import torch
+
+        return torch.device("cpu")
+
+    def get_device_interface(self):
+        return CPUDeviceInterface
+
+    def get_benchmarker(self):
+        from triton.testing import do_bench
+
+        return do_bench
+
+    def get_empty_cache_for_benchmark(self):
+        import torch
+
+        return torch.empty(_BENCH_CACHE_BYTES // 4, dtype=torch.int32)
+
+    def clear_cache(self, cache):
+        cache.zero_()
+
+    def map_python_to_cpp_type(self, ty: str) -> str:
+        if ty.startswith("*"):
+            return "uint64_t"
+        return {
+            "i1": "bool",
+            "u1": "bool",
+            "i8": "int8_t",
+            "i16": "int16_t",
+            "i32": "int32_t",
+            "i64": "int64_t",
+            "u8": "uint8_t",
+            "u16": "uint16_t",
+            "u32": "uint32_t",
+            "u64": "uint64_t",
+            "fp16": "_Float16",
+            "bf16": "__bf16",
+            "fp32": "float",
+            "fp64": "double",
+        }[ty]

@@ -1,0 +1,104 @@
+"""Code generation targets: the host, and SpacemiT RISC-V cores by arch id.
+
+A target's ``name`` is the ``arch`` of the ``GPUTarget("cpu", name, 1)`` that the driver reports,
+so it is what Triton keys its caches on; the backend resolves it back to an LLVM triple, CPU and
+feature string with :func:`resolve`.
+
+SpacemiT arch ids are ``series << 8 | model``. LLVM 22 knows only the X60 (``spacemit-x60``:
+RVA22 + V + Zvfh + XSMTVDot, VLEN 256); the others get a generic RV64 CPU and a feature string of
+their own. Their VLEN is an assumption: X100 is documented as RVA22 + RVV 1.0 with VLEN 256; for
+the others no public figure exists, so they assume 256 too. ``+zvl<N>b`` only promises a *minimum*
+VLEN, so code built this way is correct on any core with a VLEN of at least N.
+"""
+
+from __future__ import annotations
+
+import functools
+import platform
+import shutil
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    triple: str
+    cpu: str
+    features: str
+    # The minimum vector length (bits) code may assume; 0 when the CPU name implies it.
+    vlen: int = 0
+    arch_id: int | None = None
+
+    @property
+    def machine(self) -> str:
+        """The ISA part of the triple (``x86_64``, ``riscv64``)."""
+        return self.triple.split("-", 1)[0]
+
+
+NATIVE = "native"
+_RISCV_TRIPLE = "riscv64-unknown-linux-gnu"
+_RVA22_V = "+rva22u64,+v,+zvl256b"
+_RVA23 = "+rva23u64,+zvl256b"
+
+SPACEMIT_TARGETS = {
+    t.arch_id: t
+    for t in (
+        Target("spacemit-x60", _RISCV_TRIPLE, "spacemit-x60", "", 256, 0x503C),
+        Target("spacemit-x100", _RISCV_TRIPLE, "generic-rv64", _RVA22_V, 256, 0x5064),
+        Target("spacemit-x200", _RISCV_TRIPLE, "generic-rv64", _RVA23, 256, 0x50C8),
+        # The A cores are the X cores plus SpacemiT's matrix extension, which LLVM does not model.
+        Target("spacemit-a60", _RISCV_TRIPLE, "spacemit-x60", "", 256, 0xA03C),
+        Target("spacemit-a100", _RISCV_TRIPLE, "generic-rv64", _RVA22_V, 256, 0xA064),
+        Target("spacemit-a200", _RISCV_TRIPLE, "generic-rv64", _RVA23, 256, 0xA0C8),
+        Target("spacemit-a200m", _RISCV_TRIPLE, "generic-rv64", _RVA23, 256, 0xF000),
+    )
+}
+_BY_NAME = {t.name: t for t in SPACEMIT_TARGETS.values()}
+
+
+def known_arch_ids() -> str:
+    return ", ".join(f"0x{i:04X} ({t.name})" for i, t in SPACEMIT_TARGETS.items())
+
+
+def from_arch_id(arch_id: int | str) -> Target:
+    """The target of a SpacemiT arch id given as an int or a string such as ``"0xA03C"``."""
+    try:
+        value = arch_id if isinstance(arch_id, int) else int(str(arch_id), 16)
+    except ValueError:
+        value = None
+    if value not in SPACEMIT_TARGETS:
+        raise ValueError(f"unknown SpacemiT arch id {arch_id!r}; known ids: {known_arch_ids()}")
+    return SPACEMIT_TARGETS[value]
+
+
+@functools.cache
+def host() -> Target:
+    from . import _C
+
+    return Target(NATIVE, _C.host_triple(), _C.host_cpu(), _C.host_features())
+
+
+def resolve(name: str) -> Target:
+    """The target a ``GPUTarget.arch`` string names."""
+    if name == NATIVE:
+        return host()
+    if name in _BY_NAME:
+        return _BY_NAME[name]
+    raise ValueError(
+        f"unknown spine-triton target {name!r}; expected {NATIVE!r} or one of {', '.join(_BY_NAME)}"
+    )
+
+
+def runs_natively(target: Target) -> bool:
+    return target.machine == platform.machine()
+
+
+def link_command(target: Target, obj: str, out: str) -> list[str]:
+    """The command that links one kernel object into a shared library for ``target``."""
+    if runs_natively(target):
+        return ["cc", "-shared", "-o", out, obj, "-lm"]
+    # A cross gcc links libm in; without one, lld leaves libm's symbols for the loader to bind.
+    for tool in ("riscv64-linux-gnu-gcc", "ld.lld-22", "ld.lld"):
+        if path := shutil.which(tool):
+            return [path, "-shared", "-o", out, obj] + (["-lm"] if tool.endswith("gcc") else [])
+    raise RuntimeError(f"no linker for {target.triple}: install gcc-riscv64-linux-gnu or lld-22")
