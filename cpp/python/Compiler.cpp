@@ -244,12 +244,20 @@ StageResult spine::runPipeline(const std::string &text,
   if (!module)
     return failure("cannot parse the input module:\n" + diagnostics);
 
-  mlir::PassManager pm(ctx.get());
+  // The anchored form: parsing `builtin.module(...)` into a module-level pass
+  // manager would nest it, running it on modules inside the module.
   std::string pipelineError;
   llvm::raw_string_ostream pipelineOS(pipelineError);
-  if (mlir::failed(mlir::parsePassPipeline(pipeline, pm, pipelineOS)))
+  mlir::FailureOr<mlir::OpPassManager> parsed =
+      mlir::parsePassPipeline(pipeline, pipelineOS);
+  if (mlir::failed(parsed))
     return failure("invalid pass pipeline '" + pipeline + "': " +
                    pipelineError);
+  if (parsed->getOpAnchorName() != mlir::ModuleOp::getOperationName())
+    return failure("pass pipeline '" + pipeline +
+                   "' must be anchored on builtin.module");
+  mlir::PassManager pm(ctx.get());
+  static_cast<mlir::OpPassManager &>(pm) = std::move(*parsed);
   std::string failedPass;
   pm.addInstrumentation(std::make_unique<FailedPassRecorder>(failedPass));
   if (mlir::failed(pm.run(*module))) {
