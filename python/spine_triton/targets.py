@@ -96,6 +96,8 @@ def runs_natively(target: Target) -> bool:
 def link_command(target: Target, obj: str, out: str) -> list[str]:
     """The command that links one kernel object into a shared library for ``target``."""
     if runs_natively(target):
+        if shutil.which("cc") is None:
+            raise RuntimeError("no C compiler driver 'cc' on PATH to link kernels: install gcc")
         return ["cc", "-shared", "-o", out, obj, "-lm"]
     # A cross gcc links libm in; without one, lld leaves libm's symbols for the loader to bind.
     for tool in ("riscv64-linux-gnu-gcc", "ld.lld-22", "ld.lld"):
