@@ -131,34 +131,28 @@ LogicalResult LoadOp::verify() {
   return verifyCachePolicy(*this, getCachePolicyAttr(), CacheAccess::Load);
 }
 
-namespace {
 /// load(p, true[, other]) -> load(p); load(p, false, other) -> other.
-struct FoldConstantLoadMask : public OpRewritePattern<LoadOp> {
-  using OpRewritePattern::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(LoadOp load,
-                                PatternRewriter &rewriter) const override {
-    Value mask = load.getMask();
-    if (isConstantMask(mask, true)) {
-      rewriter.modifyOpInPlace(load, [&] {
-        load.getMaskMutable().clear();
-        load.getOtherMutable().clear();
-      });
-      return success();
-    }
-    // Without `other` the masked-off result is undefined: keep the load.
-    if (isConstantMask(mask, false) && load.getOther()) {
-      rewriter.replaceOp(load, load.getOther());
-      return success();
-    }
-    return failure();
+static LogicalResult foldConstantLoadMask(LoadOp load,
+                                          PatternRewriter &rewriter) {
+  Value mask = load.getMask();
+  if (isConstantMask(mask, true)) {
+    rewriter.modifyOpInPlace(load, [&] {
+      load.getMaskMutable().clear();
+      load.getOtherMutable().clear();
+    });
+    return success();
   }
-};
-} // namespace
+  // Without `other` the masked-off result is undefined: keep the load.
+  if (isConstantMask(mask, false) && load.getOther()) {
+    rewriter.replaceOp(load, load.getOther());
+    return success();
+  }
+  return failure();
+}
 
 void LoadOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                          MLIRContext *context) {
-  results.add<FoldConstantLoadMask>(context);
+  results.add(foldConstantLoadMask);
 }
 
 //===----------------------------------------------------------------------===//
@@ -180,32 +174,26 @@ LogicalResult StoreOp::verify() {
   return verifyCachePolicy(*this, getCachePolicyAttr(), CacheAccess::Store);
 }
 
-namespace {
-/// A masked store/atomic store whose mask is a constant: drop the mask if it
-/// is all-true, drop the op if it is all-false.
+/// A store or atomic store with a constant mask: drop the mask if it is
+/// all-true, drop the op if it is all-false.
 template <typename StoreLikeOp>
-struct FoldConstantStoreMask : public OpRewritePattern<StoreLikeOp> {
-  using OpRewritePattern<StoreLikeOp>::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(StoreLikeOp store,
-                                PatternRewriter &rewriter) const override {
-    Value mask = store.getMask();
-    if (isConstantMask(mask, true)) {
-      rewriter.modifyOpInPlace(store, [&] { store.getMaskMutable().clear(); });
-      return success();
-    }
-    if (isConstantMask(mask, false)) {
-      rewriter.eraseOp(store);
-      return success();
-    }
-    return failure();
+static LogicalResult foldConstantStoreMask(StoreLikeOp store,
+                                           PatternRewriter &rewriter) {
+  Value mask = store.getMask();
+  if (isConstantMask(mask, true)) {
+    rewriter.modifyOpInPlace(store, [&] { store.getMaskMutable().clear(); });
+    return success();
   }
-};
-} // namespace
+  if (isConstantMask(mask, false)) {
+    rewriter.eraseOp(store);
+    return success();
+  }
+  return failure();
+}
 
 void StoreOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                           MLIRContext *context) {
-  results.add<FoldConstantStoreMask<StoreOp>>(context);
+  results.add(foldConstantStoreMask<StoreOp>);
 }
 
 //===----------------------------------------------------------------------===//
@@ -230,8 +218,7 @@ LogicalResult AtomicStoreOp::verify() {
 
 LogicalResult AtomicStoreOp::canonicalize(AtomicStoreOp op,
                                           PatternRewriter &rewriter) {
-  return FoldConstantStoreMask<AtomicStoreOp>(op.getContext())
-      .matchAndRewrite(op, rewriter);
+  return foldConstantStoreMask(op, rewriter);
 }
 
 LogicalResult AtomicPollOp::verify() {

@@ -83,6 +83,8 @@ LogicalResult ReduceOp::inferReturnTypes(
     DictionaryAttr attributes, OpaqueProperties properties, RegionRange regions,
     SmallVectorImpl<Type> &inferredReturnTypes) {
   ReduceOp::Adaptor adaptor(operands, attributes, properties, regions);
+  if (!adaptor.getAxisAttr())
+    return emitOptionalError(location, "tt.reduce needs an axis");
   int64_t axis = adaptor.getAxisAttr().getInt();
   for (Value src : operands) {
     auto srcTy = cast<RankedTensorType>(src.getType());

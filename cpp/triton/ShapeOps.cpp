@@ -83,6 +83,8 @@ LogicalResult ExpandDimsOp::inferReturnTypes(
     SmallVectorImpl<Type> &inferredReturnTypes) {
   ExpandDimsOp::Adaptor adaptor(operands, attributes, properties, regions);
   auto srcTy = cast<RankedTensorType>(adaptor.getSrc().getType());
+  if (!adaptor.getAxisAttr())
+    return emitOptionalError(location, "tt.expand_dims needs an axis");
   int64_t axis = adaptor.getAxisAttr().getInt();
   if (axis < 0 || axis > srcTy.getRank())
     return emitOptionalError(location, "tt.expand_dims: axis ", axis,

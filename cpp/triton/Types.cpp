@@ -142,10 +142,6 @@ Type getPointeeType(Type type) {
   return type;
 }
 
-unsigned getPointeeBitWidth(Type type) {
-  return getElementTypeOrSelf(getPointeeType(type)).getIntOrFloatBitWidth();
-}
-
 Type getPointerTypeSameShape(Type type) {
   if (auto tensorTy = dyn_cast<RankedTensorType>(type))
     return tensorTy.clone(PointerType::get(tensorTy.getElementType()));
@@ -159,21 +155,10 @@ Type getI1SameShape(Type type) {
   return i1;
 }
 
-Type getI32SameShape(Type type) {
-  auto i32 = IntegerType::get(type.getContext(), 32);
-  if (auto tensorTy = dyn_cast<RankedTensorType>(type))
-    return tensorTy.clone(i32);
-  return i32;
-}
-
 PtrAddrSpace getAddressSpace(Type type) {
   if (auto ptrTy = dyn_cast<PointerType>(getElementTypeOrSelf(type)))
     return ptrTy.getAddressSpace();
   return PtrAddrSpace::Global;
-}
-
-bool isPtrLike(Type type) {
-  return isa<PointerType>(getElementTypeOrSelf(type));
 }
 
 } // namespace mlir::triton

@@ -26,9 +26,6 @@ namespace mlir::triton {
 /// shape and encoding). Any other type is returned unchanged.
 Type getPointeeType(Type type);
 
-/// Bit width of the scalar element a pointer (or tensor of pointers) points to.
-unsigned getPointeeBitWidth(Type type);
-
 /// A pointer to `type`; a tensor of pointers to its elements if `type` is a
 /// ranked tensor (same shape and encoding).
 Type getPointerTypeSameShape(Type type);
@@ -36,14 +33,8 @@ Type getPointerTypeSameShape(Type type);
 /// `i1`, or a tensor of `i1` with the shape and encoding of `type`.
 Type getI1SameShape(Type type);
 
-/// `i32`, or a tensor of `i32` with the shape and encoding of `type`.
-Type getI32SameShape(Type type);
-
 /// Address space of a pointer or tensor of pointers; Global for anything else.
 PtrAddrSpace getAddressSpace(Type type);
-
-/// True if `type` is a pointer or a ranked tensor of pointers.
-bool isPtrLike(Type type);
 
 } // namespace mlir::triton
 
