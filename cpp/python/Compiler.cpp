@@ -295,7 +295,8 @@ StageResult spine::translateToLLVMIR(const std::string &text, bool lineInfo) {
 }
 
 StageResult spine::optimizeLLVMIR(const std::string &llir,
-                                  const TargetSpec &target, int optLevel) {
+                                  const TargetSpec &target, int optLevel,
+                                  bool debug) {
   std::optional<llvm::OptimizationLevel> level = irOptLevel(optLevel);
   if (!level)
     return failure("opt_level must be 0..3, got " + std::to_string(optLevel));
@@ -306,7 +307,7 @@ StageResult spine::optimizeLLVMIR(const std::string &llir,
     return failure(error);
   llvm::LLVMContext ctx;
   std::unique_ptr<llvm::Module> module =
-      parseAndConfigure(llir, ctx, *machine, /*framePointers=*/false, error);
+      parseAndConfigure(llir, ctx, *machine, /*framePointers=*/debug, error);
   if (!module)
     return failure(error);
   optimizeModule(*module, *machine, *level);

@@ -37,9 +37,10 @@ StageResult runPipeline(const std::string &text, const std::string &pipeline);
 StageResult translateToLLVMIR(const std::string &text, bool lineInfo);
 
 /// Runs the default per-module pipeline at `optLevel` (0-3) on LLVM IR text
-/// configured for `target`; returns the optimized IR text.
+/// configured for `target`; returns the optimized IR text. With `debug`, every
+/// function keeps its frame pointer.
 StageResult optimizeLLVMIR(const std::string &llir, const TargetSpec &target,
-                           int optLevel);
+                           int optLevel, bool debug);
 
 struct CodegenOptions {
   int optLevel = 3;
@@ -50,7 +51,7 @@ struct CodegenOptions {
   bool optimize = true;
   /// Allow fused multiply-add contraction in code generation.
   bool fpFusion = true;
-  /// Verify the IR after every pass.
+  /// Keep frame pointers, for debuggers and profilers.
   bool debug = false;
 };
 

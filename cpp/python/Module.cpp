@@ -127,7 +127,7 @@ NB_MODULE(_C, m) {
   m.def(
       "optimize_llvmir",
       [](const std::string &llir, std::string triple, std::string cpu,
-         std::string features, int optLevel) {
+         std::string features, int optLevel, bool debug) {
         spine::StageResult result;
         {
           nb::gil_scoped_release release;
@@ -135,12 +135,14 @@ NB_MODULE(_C, m) {
               llir,
               makeTarget(std::move(triple), std::move(cpu),
                          std::move(features)),
-              optLevel);
+              optLevel, debug);
         }
         return unwrap(std::move(result));
       },
       "llir"_a, "triple"_a, "cpu"_a, "features"_a, "opt_level"_a = 3,
-      "Run LLVM's default module pipeline for the target; return the IR.");
+      "debug"_a = false,
+      "Run LLVM's default module pipeline for the target; return the IR. "
+      "debug keeps frame pointers.");
 
   m.def("compile_llvmir", &compileLLVMIR, "llir"_a, "triple"_a, "cpu"_a,
         "features"_a, "opt_level"_a = 3, "emit"_a = "obj", "debug"_a = false,

@@ -241,7 +241,15 @@ class CPUBackend(BaseBackend):
             line_info=not knobs.compilation.disable_line_info,
         )
         return _run(
-            metadata["name"], "llir", _C.optimize_llvmir, llir, t.triple, t.cpu, t.features, options.opt_level
+            metadata["name"],
+            "llir",
+            _C.optimize_llvmir,
+            llir,
+            t.triple,
+            t.cpu,
+            t.features,
+            opt_level=options.opt_level,
+            debug=options.debug,
         )
 
     def _codegen(self, llir, metadata, options, emit):
