@@ -31,14 +31,17 @@ struct FuncOpLowering : OpConversionPattern<triton::FuncOp> {
     auto func = func::FuncOp::create(
         rewriter, op.getLoc(), op.getName(),
         rewriter.getFunctionType(signature.getConvertedTypes(), results));
-    // Keep visibility and argument attributes (tt.divisibility etc. are
-    // facts the later stages may use).
+    // Keep argument attributes (tt.divisibility etc. are facts the later
+    // stages may use) and non-default visibility.
     for (NamedAttribute attr : op->getAttrs()) {
       if (attr.getName() == op.getFunctionTypeAttrName() ||
-          attr.getName() == SymbolTable::getSymbolAttrName())
+          attr.getName() == SymbolTable::getSymbolAttrName() ||
+          attr.getName() == SymbolTable::getVisibilityAttrName())
         continue;
       func->setAttr(attr.getName(), attr.getValue());
     }
+    if (!op.isPublic())
+      func.setVisibility(op.getVisibility());
     rewriter.inlineRegionBefore(op.getBody(), func.getBody(), func.end());
     if (!func.isExternal() &&
         failed(rewriter.convertRegionTypes(&func.getBody(), converter,

@@ -265,7 +265,7 @@ struct DotLowering : OpConversionPattern<triton::DotOp> {
   matchAndRewrite(triton::DotOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(adaptor.getC().getType());
-    ValueRange inputs{adaptor.getA(), adaptor.getB()};
+    SmallVector<Value> inputs = {adaptor.getA(), adaptor.getB()};
     Operation *matmul;
     if (type.getRank() == 2)
       matmul = linalg::MatmulOp::create(rewriter, op.getLoc(), inputs,
