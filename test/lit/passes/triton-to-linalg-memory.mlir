@@ -5,7 +5,7 @@
 // and the masked store writes only where the mask holds.
 
 // CHECK-LABEL: func.func @add_kernel
-// CHECK-SAME: (%[[X:.*]]: i64, %[[Y:.*]]: i64, %[[OUT:.*]]: i64, %[[N:.*]]: i32, %[[PID:.*]]: i32
+// CHECK-SAME: (%{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i32, %[[PID:[^:]*]]: i32,
 // CHECK-NOT: tt.
 // CHECK: arith.muli %[[PID]], %c1024_i32
 // CHECK: linalg.generic
