@@ -7,11 +7,13 @@
 // CHECK-LABEL: func.func @add_kernel
 // CHECK-SAME: (%{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i32, %[[PID:[^:]*]]: i32,
 // CHECK-NOT: tt.
+// CHECK: %[[FOUR:.*]] = arith.constant dense<4> : tensor<1024xi64>
 // CHECK: arith.muli %[[PID]], %c1024_i32
 // CHECK: linalg.generic
 // CHECK: linalg.index 0
 // CHECK: arith.extsi {{.*}} : i32 to i64
-// CHECK: arith.muli {{.*}}, %c4_i64
+// CHECK: ins(%{{.*}}, %[[FOUR]] :
+// CHECK: arith.muli {{.*}} : i64
 // CHECK: tensor.generate
 // CHECK: scf.if
 // CHECK: llvm.inttoptr
