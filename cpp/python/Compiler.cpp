@@ -139,12 +139,14 @@ std::optional<llvm::OptimizationLevel> irOptLevel(int optLevel) {
   }
 }
 
-std::unique_ptr<llvm::TargetMachine>
-createTargetMachine(const TargetSpec &spec, int optLevel, bool fpFusion,
-                    std::string &error) {
+std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetSpec &spec,
+                                                         int optLevel,
+                                                         bool fpFusion,
+                                                         std::string &error) {
   initializeTargets();
   llvm::Triple triple(spec.triple);
-  const llvm::Target *target = llvm::TargetRegistry::lookupTarget(triple, error);
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
   if (!target)
     return nullptr;
   llvm::TargetOptions options;
@@ -155,8 +157,8 @@ createTargetMachine(const TargetSpec &spec, int optLevel, bool fpFusion,
     options.MCOptions.ABIName = "lp64d";
   auto codegenLevel = *llvm::CodeGenOpt::getLevel(optLevel);
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      triple, spec.cpu, spec.features, options, llvm::Reloc::PIC_,
-      std::nullopt, codegenLevel));
+      triple, spec.cpu, spec.features, options, llvm::Reloc::PIC_, std::nullopt,
+      codegenLevel));
   if (!machine)
     error = "cannot create a target machine for '" + spec.triple + "'";
   return machine;
@@ -239,8 +241,7 @@ StageResult spine::runPipeline(const std::string &text,
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, ctx.get(), diagOS);
 
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      parseModule(sourceMgr, text, *ctx);
+  mlir::OwningOpRef<mlir::ModuleOp> module = parseModule(sourceMgr, text, *ctx);
   if (!module)
     return failure("cannot parse the input module:\n" + diagnostics);
 
@@ -251,8 +252,8 @@ StageResult spine::runPipeline(const std::string &text,
   mlir::FailureOr<mlir::OpPassManager> parsed =
       mlir::parsePassPipeline(pipeline, pipelineOS);
   if (mlir::failed(parsed))
-    return failure("invalid pass pipeline '" + pipeline + "': " +
-                   pipelineError);
+    return failure("invalid pass pipeline '" + pipeline +
+                   "': " + pipelineError);
   if (parsed->getOpAnchorName() != mlir::ModuleOp::getOperationName())
     return failure("pass pipeline '" + pipeline +
                    "' must be anchored on builtin.module");
@@ -274,8 +275,7 @@ StageResult spine::translateToLLVMIR(const std::string &text, bool lineInfo) {
   llvm::SourceMgr sourceMgr;
   mlir::SourceMgrDiagnosticHandler handler(sourceMgr, ctx.get(), diagOS);
 
-  mlir::OwningOpRef<mlir::ModuleOp> module =
-      parseModule(sourceMgr, text, *ctx);
+  mlir::OwningOpRef<mlir::ModuleOp> module = parseModule(sourceMgr, text, *ctx);
   if (!module)
     return failure("cannot parse the LLVM-dialect module:\n" + diagnostics);
   if (lineInfo) {
@@ -322,8 +322,8 @@ StageResult spine::compileLLVMIR(const std::string &llir,
     return failure("opt_level must be 0..3, got " +
                    std::to_string(options.optLevel));
   std::string error;
-  std::unique_ptr<llvm::TargetMachine> machine = createTargetMachine(
-      target, options.optLevel, options.fpFusion, error);
+  std::unique_ptr<llvm::TargetMachine> machine =
+      createTargetMachine(target, options.optLevel, options.fpFusion, error);
   if (!machine)
     return failure(error);
   llvm::LLVMContext ctx;

@@ -1,4 +1,4 @@
-//===- Module.cpp - The spine_triton._C nanobind module --------------------===//
+//===- Module.cpp - The spine_triton._C nanobind module -------------------===//
 //
 // Every stage runs in-process. Long stages and kernel launches release the
 // GIL. Stage failures come back as values and become CompileError here.
@@ -52,7 +52,8 @@ nb::bytes compileLLVMIR(const std::string &llir, std::string triple,
   {
     nb::gil_scoped_release release;
     result = spine::compileLLVMIR(
-        llir, makeTarget(std::move(triple), std::move(cpu), std::move(features)),
+        llir,
+        makeTarget(std::move(triple), std::move(cpu), std::move(features)),
         options);
   }
   std::string binary = unwrap(std::move(result));
@@ -65,8 +66,8 @@ void launch(uintptr_t entry, const nb::bytes &args, int64_t gx, int64_t gy,
     throw nb::value_error("launch: null kernel entry address");
   if (args.size() % sizeof(uint64_t) != 0)
     throw nb::value_error("launch: the argument block must be 8-byte slots");
-  const auto *slots = static_cast<const uint64_t *>(
-      static_cast<const void *>(args.c_str()));
+  const auto *slots =
+      static_cast<const uint64_t *>(static_cast<const void *>(args.c_str()));
   // Bytes objects are 8-byte aligned in CPython; copy if one ever is not, as
   // RISC-V traps or crawls on misaligned loads.
   std::vector<uint64_t> aligned;
@@ -78,15 +79,15 @@ void launch(uintptr_t entry, const nb::bytes &args, int64_t gx, int64_t gy,
   int status;
   {
     nb::gil_scoped_release release;
-    status = spine_launch(reinterpret_cast<SpineKernelEntry>(entry), slots,
-                          gx, gy, gz, numThreads);
+    status = spine_launch(reinterpret_cast<SpineKernelEntry>(entry), slots, gx,
+                          gy, gz, numThreads);
   }
   if (status == SPINE_LAUNCH_BAD_GRID)
-    throw nb::value_error(
-        ("launch: invalid grid (" + std::to_string(gx) + ", " +
-         std::to_string(gy) + ", " + std::to_string(gz) +
-         "): each axis must be in [0, 2**31 - 1]")
-            .c_str());
+    throw nb::value_error(("launch: invalid grid (" + std::to_string(gx) +
+                           ", " + std::to_string(gy) + ", " +
+                           std::to_string(gz) +
+                           "): each axis must be in [0, 2**31 - 1]")
+                              .c_str());
 }
 
 } // namespace
@@ -131,11 +132,11 @@ NB_MODULE(_C, m) {
         spine::StageResult result;
         {
           nb::gil_scoped_release release;
-          result = spine::optimizeLLVMIR(
-              llir,
-              makeTarget(std::move(triple), std::move(cpu),
-                         std::move(features)),
-              optLevel, debug);
+          result = spine::optimizeLLVMIR(llir,
+                                         makeTarget(std::move(triple),
+                                                    std::move(cpu),
+                                                    std::move(features)),
+                                         optLevel, debug);
         }
         return unwrap(std::move(result));
       },
@@ -156,8 +157,8 @@ NB_MODULE(_C, m) {
   m.def("host_features", &spine::hostFeatures);
   m.def("llvm_version", &spine::llvmVersion);
 
-  m.def("launch", &launch, "entry_address"_a, "args"_a, "gx"_a, "gy"_a,
-        "gz"_a, "num_threads"_a = 0,
+  m.def("launch", &launch, "entry_address"_a, "args"_a, "gx"_a, "gy"_a, "gz"_a,
+        "num_threads"_a = 0,
         "Run the grid of a kernel entry point over OpenMP threads "
         "(num_threads <= 0: the OpenMP default) with the GIL released.");
 }

@@ -1,4 +1,4 @@
-//===- Launcher.h - OpenMP grid launcher for spine-triton kernels -*- C++ -*-===//
+//===- Launcher.h - OpenMP grid launcher for kernels ------------*- C++ -*-===//
 //
 // One launcher serves every kernel: kernels are called through the fixed
 // `<name>__spine_entry` signature of docs/kernel-abi.md.
