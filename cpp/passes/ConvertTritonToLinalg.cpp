@@ -63,8 +63,9 @@ LogicalResult checkSupportedOps(ModuleOp module,
     if (!isa<triton::TritonDialect>(op->getDialect()) ||
         supported.contains(op->getName()))
       return;
-    // Region terminators are consumed by their parent's lowering.
-    if (isa<triton::ReduceReturnOp>(op))
+    // Region terminators are consumed by (or reported with) their parent.
+    if (op->hasTrait<OpTrait::IsTerminator>() && op->getParentOp() &&
+        isa<triton::TritonDialect>(op->getParentOp()->getDialect()))
       return;
     op->emitError() << "spine-triton cannot lower '" << op->getName()
                     << "' yet";
@@ -86,6 +87,10 @@ struct ConvertTritonToLinalgPass
     populateMemoryOpsToLinalgPatterns(converter, patterns);
     if (failed(checkSupportedOps(module, patterns)))
       return signalPassFailure();
+
+    // tl.assume facts are optimisation hints only; bufferization rejects an
+    // op with unknown memory effects, so they are dropped here.
+    module.walk([](LLVM::AssumeOp op) { op.erase(); });
 
     ConversionTarget target(*ctx);
     target.addIllegalDialect<triton::TritonDialect>();

@@ -29,6 +29,9 @@ void buildSpineTritonPipeline(OpPassManager &pm) {
   bufferize.bufferizeFunctionBoundaries = true;
   bufferize.functionBoundaryTypeConversion =
       bufferization::LayoutMapOption::IdentityLayoutMap;
+  // Loop-carried tensors (accumulators, running maxima) may get a fresh
+  // buffer per iteration when they cannot be updated in place.
+  bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
   // Every buffer the kernel allocates is freed before it returns.
   bufferization::BufferDeallocationPipelineOptions dealloc;
@@ -39,9 +42,9 @@ void buildSpineTritonPipeline(OpPassManager &pm) {
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
-  // Math functions without an LLVM intrinsic (tanh, erf, ...) call libm.
-  pm.addPass(createConvertMathToLibmPass());
+  // Math with an LLVM intrinsic first; the rest (tanh, erf, ...) calls libm.
   pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
