@@ -1,12 +1,14 @@
 //===- MemoryOpsToLinalg.cpp - pointers, loads and stores -----------------===//
 //
-// The general (unstructured) path: a pointer is an i64 byte address, addptr is
-// address arithmetic, and a tensor load/store touches each element under its
-// mask. It handles any pointer tensor (several bases, pointers loaded from
-// memory, selects of pointers); masked-off elements are never accessed.
+// A pointer is an i64 byte address, addptr is address arithmetic, and a
+// tensor load/store touches each element under its mask, recomputing the
+// element's address, mask and value from the ops that build them
+// (ElementAt). It handles any pointer tensor (several bases, pointers loaded
+// from memory, selects of pointers); masked-off elements are never accessed.
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/ElementAt.h"
 #include "passes/TritonToLinalgPatterns.h"
 #include "passes/TritonTypeConverter.h"
 #include "triton/Dialect.h"
@@ -29,9 +31,6 @@ Value createIntConstant(OpBuilder &b, Location loc, Type type, int64_t v) {
   return arith::ConstantOp::create(b, loc, attr);
 }
 
-Value createZero(OpBuilder &b, Location loc, Type type) {
-  return arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
-}
 
 /// Pointee type of a (tensor of) !tt.ptr as it is stored in memory.
 Type getPointeeType(Type ptrLike) {
@@ -39,45 +38,13 @@ Type getPointeeType(Type ptrLike) {
       .getPointeeType();
 }
 
-/// Loads one element of `type` from byte address `addr`. Booleans live in
-/// memory as bytes.
-Value loadElement(OpBuilder &b, Location loc, Value addr, Type type,
-                  bool isVolatile) {
-  auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
-  Value ptr = LLVM::IntToPtrOp::create(b, loc, ptrType, addr);
-  bool isBool = type.isInteger(1);
-  Type memType = isBool ? b.getI8Type() : type;
-  Value v = LLVM::LoadOp::create(b, loc, memType, ptr,
-                                 getStorageSizeInBytes(memType), isVolatile);
-  if (isBool)
-    v = arith::TruncIOp::create(b, loc, type, v);
-  return v;
-}
-
-void storeElement(OpBuilder &b, Location loc, Value addr, Value value) {
-  auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
-  Value ptr = LLVM::IntToPtrOp::create(b, loc, ptrType, addr);
+void storeElement(OpBuilder &b, Location loc, Value addr, Value value,
+                  Region *scope) {
+  Value ptr = createAddressPointer(b, loc, addr, scope);
   if (value.getType().isInteger(1))
     value = arith::ExtUIOp::create(b, loc, b.getI8Type(), value);
   LLVM::StoreOp::create(b, loc, value, ptr,
                         getStorageSizeInBytes(value.getType()));
-}
-
-/// Runs `body` under `mask` when there is one.
-Value guarded(OpBuilder &b, Location loc, Value mask,
-              function_ref<Value(OpBuilder &, Location)> body,
-              function_ref<Value(OpBuilder &, Location)> otherwise) {
-  if (!mask)
-    return body(b, loc);
-  auto ifOp = scf::IfOp::create(
-      b, loc, mask,
-      [&](OpBuilder &b, Location loc) {
-        scf::YieldOp::create(b, loc, body(b, loc));
-      },
-      [&](OpBuilder &b, Location loc) {
-        scf::YieldOp::create(b, loc, otherwise(b, loc));
-      });
-  return ifOp.getResult(0);
 }
 
 struct AddPtrLowering : OpConversionPattern<triton::AddPtrOp> {
@@ -122,37 +89,23 @@ struct LoadLowering : OpConversionPattern<triton::LoadOp> {
 
     auto tensorType = dyn_cast<RankedTensorType>(resultType);
     if (!tensorType) {
-      Value v = guarded(
-          rewriter, loc, mask,
-          [&](OpBuilder &b, Location loc) {
-            return loadElement(b, loc, ptrs, eltType, isVolatile);
-          },
-          [&](OpBuilder &b, Location loc) {
-            return other ? other : createZero(b, loc, eltType);
-          });
-      rewriter.replaceOp(op, v);
+      Region *scope = rewriter.getInsertionBlock()->getParent();
+      rewriter.replaceOp(op, loadElementAt(rewriter, loc, ptrs, eltType,
+                                           isVolatile, mask, other, scope));
       return success();
     }
 
-    auto generate = tensor::GenerateOp::create(
-        rewriter, loc, tensorType, ValueRange{},
+    Value result = buildTensorByLoops(
+        rewriter, loc, tensorType,
         [&](OpBuilder &b, Location loc, ValueRange ivs) {
-          Value addr = tensor::ExtractOp::create(b, loc, ptrs, ivs);
-          Value m = mask ? tensor::ExtractOp::create(b, loc, mask, ivs)
-                         : Value();
-          Value v = guarded(
-              b, loc, m,
-              [&](OpBuilder &b, Location loc) {
-                return loadElement(b, loc, addr, eltType, isVolatile);
-              },
-              [&](OpBuilder &b, Location loc) -> Value {
-                if (!other)
-                  return createZero(b, loc, eltType);
-                return tensor::ExtractOp::create(b, loc, other, ivs);
-              });
-          tensor::YieldOp::create(b, loc, v);
+          ElementAt at(rewriter, b, loc, op);
+          Value m = mask ? at.get(op.getMask(), ivs) : Value();
+          Value o = other ? at.get(op.getOther(), ivs) : Value();
+          return loadElementAt(b, loc, at.get(op.getPtr(), ivs), eltType,
+                               isVolatile, m, o,
+                               ivs.front().getParentRegion());
         });
-    rewriter.replaceOp(op, generate.getResult());
+    rewriter.replaceOp(op, result);
     return success();
   }
 };
@@ -168,20 +121,21 @@ struct StoreLowering : OpConversionPattern<triton::StoreOp> {
           mask = adaptor.getMask();
 
     auto storeOne = [&](OpBuilder &b, Location loc, Value addr, Value value,
-                        Value m) {
+                        Value m, Region *scope) {
       if (!m) {
-        storeElement(b, loc, addr, value);
+        storeElement(b, loc, addr, value, scope);
         return;
       }
       scf::IfOp::create(b, loc, m, [&](OpBuilder &b, Location loc) {
-        storeElement(b, loc, addr, value);
+        storeElement(b, loc, addr, value, scope);
         scf::YieldOp::create(b, loc);
       });
     };
 
     auto tensorType = dyn_cast<RankedTensorType>(values.getType());
     if (!tensorType) {
-      storeOne(rewriter, loc, ptrs, values, mask);
+      storeOne(rewriter, loc, ptrs, values, mask,
+               rewriter.getInsertionBlock()->getParent());
       rewriter.eraseOp(op);
       return success();
     }
@@ -198,11 +152,13 @@ struct StoreLowering : OpConversionPattern<triton::StoreOp> {
     scf::buildLoopNest(
         rewriter, loc, lbs, ubs, steps,
         [&](OpBuilder &b, Location loc, ValueRange ivs) {
-          Value addr = tensor::ExtractOp::create(b, loc, ptrs, ivs);
-          Value value = tensor::ExtractOp::create(b, loc, values, ivs);
-          Value m = mask ? tensor::ExtractOp::create(b, loc, mask, ivs)
-                         : Value();
-          storeOne(b, loc, addr, value, m);
+          // The outermost loop of the nest bounds what is loop-invariant.
+          Region *scope = ivs.front().getParentRegion();
+          ElementAt at(rewriter, b, loc, op);
+          Value addr = at.get(op.getPtr(), ivs);
+          Value value = at.get(op.getValue(), ivs);
+          Value m = mask ? at.get(op.getMask(), ivs) : Value();
+          storeOne(b, loc, addr, value, m, scope);
         });
     rewriter.eraseOp(op);
     return success();

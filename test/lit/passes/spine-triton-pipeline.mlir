@@ -1,16 +1,17 @@
 // RUN: spine-triton-opt --triton-to-linalg-experimental --spine-triton-pipeline %s | FileCheck %s
 
-// The whole lowering reaches the LLVM dialect: nothing else is left, every
-// buffer allocated is freed, and the launch entry point unpacks 8-byte slots.
+// The whole lowering reaches the LLVM dialect: nothing else is left, the
+// fused load-scale-store loop needs no buffer at all, and the launch entry
+// point unpacks 8-byte slots.
 
 // CHECK-NOT: tt.
 // CHECK-NOT: linalg.
 // CHECK-NOT: memref.
 // CHECK-NOT: scf.
 // CHECK-NOT: unrealized_conversion_cast
+// CHECK-NOT: llvm.call @malloc
 // CHECK-LABEL: llvm.func @scale
-// CHECK: llvm.call @malloc
-// CHECK: llvm.call @free
+// CHECK: llvm.fmul
 // CHECK: llvm.func @scale__spine_entry(%[[ARGS:.*]]: !llvm.ptr, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32, %{{.*}}: i32)
 // CHECK: llvm.load %[[ARGS]] : !llvm.ptr -> i64
 // CHECK: %[[S1:.*]] = llvm.getelementptr %[[ARGS]][8] : (!llvm.ptr) -> !llvm.ptr, i8

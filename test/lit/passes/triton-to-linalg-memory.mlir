@@ -1,28 +1,33 @@
 // RUN: spine-triton-opt --triton-to-linalg-experimental %s | FileCheck %s
 
 // The tutorial vector add: pointers become i64 addresses scaled by the element
-// size, the masked loads read only where the mask holds (else `other` or 0),
-// and the masked store writes only where the mask holds.
+// size; the loads, the add and the masked store are fused into one loop that
+// recomputes each element's address and mask (no pointer tensor is stored),
+// reading only where the mask holds (else `other` or 0).
 
 // CHECK-LABEL: func.func @add_kernel
-// CHECK-SAME: (%{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i64, %{{[^:]*}}: i32, %[[PID:[^:]*]]: i32,
+// CHECK-SAME: (%[[X:[^:]*]]: i64, %[[Y:[^:]*]]: i64, %[[OUT:[^:]*]]: i64, %[[N:[^:]*]]: i32, %[[PID:[^:]*]]: i32,
 // CHECK-NOT: tt.
-// CHECK: %[[FOUR:.*]] = arith.constant dense<4> : tensor<1024xi64>
-// CHECK: arith.muli %[[PID]], %c1024_i32
-// CHECK: linalg.generic
-// CHECK: linalg.index 0
-// CHECK: arith.extsi {{.*}} : i32 to i64
-// CHECK: ins(%{{.*}}, %[[FOUR]] :
-// CHECK: arith.muli {{.*}} : i64
-// CHECK: tensor.generate
-// CHECK: scf.if
-// CHECK: llvm.inttoptr
-// CHECK: llvm.load {{.*}} {alignment = 4 : i64} : !llvm.ptr -> f32
+// CHECK: %[[START:.*]] = arith.muli %[[PID]], %c1024_i32
+// CHECK: scf.for %[[I:.*]] = %c0 to %c1024 step %c1 {
+// CHECK: %[[I32:.*]] = arith.index_cast %[[I]] : index to i32
+// CHECK: %[[OFF:.*]] = arith.addi %[[START]], %[[I32]] : i32
+// CHECK: %[[OFF64:.*]] = arith.extsi %[[OFF]] : i32 to i64
+// CHECK: %[[BYTES:.*]] = arith.muli %[[OFF64]], %c4_i64 : i64
+// CHECK: %[[MASK:.*]] = arith.cmpi slt, %[[OFF]], %[[N]] : i32
+// CHECK: %[[XV:.*]] = scf.if %[[MASK]] -> (f32) {
+// CHECK: %[[XB:.*]] = llvm.inttoptr %[[X]] : i64 to !llvm.ptr
+// CHECK: %[[XP:.*]] = llvm.getelementptr %[[XB]][%[[BYTES]]] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+// CHECK: llvm.load %[[XP]] {alignment = 4 : i64} : !llvm.ptr -> f32
 // CHECK: } else {
-// CHECK: scf.yield %cst
-// CHECK: scf.for
-// CHECK: scf.if
-// CHECK: llvm.store {{.*}} : f32, !llvm.ptr
+// CHECK: scf.yield %cst : f32
+// CHECK: %[[YV:.*]] = scf.if %[[MASK]] -> (f32) {
+// CHECK: %[[SUM:.*]] = arith.addf %[[XV]], %[[YV]] : f32
+// CHECK: scf.if %[[MASK]] {
+// CHECK: llvm.getelementptr {{.*}}[%[[BYTES]]]
+// CHECK: llvm.store %[[SUM]], {{.*}} : f32, !llvm.ptr
+// CHECK-NOT: tensor.
+// CHECK: return
 tt.func public @add_kernel(%x: !tt.ptr<f32>, %y: !tt.ptr<f32>, %out: !tt.ptr<f32>, %n: i32) {
   %c1024 = arith.constant 1024 : i32
   %pid = tt.get_program_id x : i32
@@ -45,13 +50,40 @@ tt.func public @add_kernel(%x: !tt.ptr<f32>, %y: !tt.ptr<f32>, %out: !tt.ptr<f32
   tt.return
 }
 
+// A load may not move past a store: x is read into a tensor before p is
+// overwritten, and the second store reads that tensor.
+// CHECK-LABEL: func.func @no_load_past_store
+// CHECK: %[[XS:.*]] = scf.for {{.*}} iter_args({{.*}}) -> (tensor<8xf32>)
+// CHECK: llvm.load
+// CHECK: tensor.insert
+// CHECK: scf.for
+// CHECK: llvm.store %cst
+// CHECK: scf.for
+// CHECK: tensor.extract %[[XS]]
+// CHECK: llvm.store
+tt.func public @no_load_past_store(%p: !tt.ptr<f32>, %q: !tt.ptr<f32>) {
+  %r = tt.make_range {end = 8 : i32, start = 0 : i32} : tensor<8xi32>
+  %ps = tt.splat %p : !tt.ptr<f32> -> tensor<8x!tt.ptr<f32>>
+  %pp = tt.addptr %ps, %r : tensor<8x!tt.ptr<f32>>, tensor<8xi32>
+  %x = tt.load %pp : tensor<8x!tt.ptr<f32>>
+  %zero = arith.constant dense<0.0> : tensor<8xf32>
+  tt.store %pp, %zero : tensor<8x!tt.ptr<f32>>
+  %qs = tt.splat %q : !tt.ptr<f32> -> tensor<8x!tt.ptr<f32>>
+  %qp = tt.addptr %qs, %r : tensor<8x!tt.ptr<f32>>, tensor<8xi32>
+  tt.store %qp, %x : tensor<8x!tt.ptr<f32>>
+  tt.return
+}
+
 // Pointers chosen per element from two bases (tl.where on pointers) and a
 // pointer loaded from memory still lower: they are just addresses.
 // CHECK-LABEL: func.func @select_and_indirect
-// CHECK: linalg.generic
-// CHECK: arith.select {{.*}} : i64
-// CHECK: llvm.load {{.*}} : !llvm.ptr -> i64
-// CHECK: llvm.load {{.*}} : !llvm.ptr -> f16
+// CHECK: %[[P:.*]] = llvm.load {{.*}} : !llvm.ptr -> i64
+// CHECK: %[[PP:.*]] = llvm.inttoptr %[[P]] : i64 to !llvm.ptr
+// CHECK: llvm.load %[[PP]] {{.*}} : !llvm.ptr -> f16
+// CHECK: scf.for
+// CHECK: %[[SEL:.*]] = arith.select {{.*}} : i64
+// CHECK: %[[SP:.*]] = llvm.inttoptr %[[SEL]] : i64 to !llvm.ptr
+// CHECK: llvm.load %[[SP]] {{.*}} : !llvm.ptr -> f16
 tt.func public @select_and_indirect(%a: !tt.ptr<f16>, %b: !tt.ptr<f16>, %pp: !tt.ptr<!tt.ptr<f16>>, %out: !tt.ptr<f16>) {
   %r = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
   %c8 = arith.constant dense<8> : tensor<16xi32>

@@ -1,0 +1,245 @@
+//===- ElementAt.cpp - one element of a Triton tensor, recomputed ---------===//
+
+#include "passes/ElementAt.h"
+#include "passes/TritonTypeConverter.h"
+#include "triton/Dialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+namespace mlir::spine {
+namespace {
+
+/// Scalar type of one element after conversion: pointers are i64 addresses.
+Type convertedElementType(Type type) {
+  Type element = getElementTypeOrSelf(type);
+  if (isa<triton::PointerType>(element))
+    return IntegerType::get(type.getContext(), 64);
+  return element;
+}
+
+/// Integer and index arithmetic is recomputed wherever it is needed; floating
+/// point work only when the tensor has a single user, so it is never done
+/// twice.
+bool worthRecomputing(Operation *op, Value result) {
+  if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+      !OpTrait::hasElementwiseMappableTraits(op) || op->getNumResults() != 1)
+    return false;
+  bool isFloat = llvm::any_of(op->getOperandTypes(), [](Type t) {
+    return isa<FloatType>(getElementTypeOrSelf(t));
+  }) || isa<FloatType>(getElementTypeOrSelf(result.getType()));
+  return !isFloat || result.hasOneUse();
+}
+
+/// True if no op strictly between `from` and `to` (same block) may write
+/// memory.
+bool noWritesBetween(Operation *from, Operation *to) {
+  for (Operation *op = from->getNextNode(); op && op != to;
+       op = op->getNextNode()) {
+    if (isMemoryEffectFree(op))
+      continue;
+    std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
+        getEffectsRecursively(op);
+    if (!effects || llvm::any_of(*effects, [](const auto &effect) {
+          return isa<MemoryEffects::Write>(effect.getEffect());
+        }))
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
+Value buildTensorByLoops(
+    OpBuilder &b, Location loc, RankedTensorType type,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> element) {
+  Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
+                                       type.getElementType());
+  SmallVector<Value> lbs, ubs, steps;
+  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+  Value one = arith::ConstantIndexOp::create(b, loc, 1);
+  for (int64_t dim : type.getShape()) {
+    lbs.push_back(zero);
+    ubs.push_back(arith::ConstantIndexOp::create(b, loc, dim));
+    steps.push_back(one);
+  }
+  scf::LoopNest nest = scf::buildLoopNest(
+      b, loc, lbs, ubs, steps, init,
+      [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange iterArgs) {
+        Value v = element(b, loc, ivs);
+        return scf::ValueVector{
+            tensor::InsertOp::create(b, loc, v, iterArgs[0], ivs)};
+      });
+  return nest.results.front();
+}
+
+Value loadElementAt(OpBuilder &b, Location loc, Value addr, Type type,
+                    bool isVolatile, Value mask, Value other, Region *scope) {
+  auto load = [&](OpBuilder &b, Location loc) -> Value {
+    Value ptr = createAddressPointer(b, loc, addr, scope);
+    bool isBool = type.isInteger(1);
+    Type memType = isBool ? b.getI8Type() : type;
+    Value v = LLVM::LoadOp::create(b, loc, memType, ptr,
+                                   getStorageSizeInBytes(memType), isVolatile);
+    if (isBool)
+      v = arith::TruncIOp::create(b, loc, type, v);
+    return v;
+  };
+  if (!mask)
+    return load(b, loc);
+  if (!other)
+    other = arith::ConstantOp::create(b, loc, b.getZeroAttr(type));
+  auto ifOp = scf::IfOp::create(
+      b, loc, mask,
+      [&](OpBuilder &b, Location loc) {
+        scf::YieldOp::create(b, loc, load(b, loc));
+      },
+      [&](OpBuilder &b, Location loc) {
+        scf::YieldOp::create(b, loc, other);
+      });
+  return ifOp.getResult(0);
+}
+
+Value ElementAt::get(Value tensor, ValueRange indices) {
+  if (!isa<RankedTensorType>(tensor.getType()))
+    return rewriter.getRemappedValue(tensor);
+  SmallVector<void *> key;
+  for (Value index : indices)
+    key.push_back(index.getAsOpaquePointer());
+  auto cacheKey = std::make_pair(tensor.getAsOpaquePointer(), key);
+  if (auto it = cache.find(cacheKey); it != cache.end())
+    return it->second;
+  Value element;
+  if (Operation *def = tensor.getDefiningOp())
+    element = recompute(def, tensor, indices);
+  if (!element)
+    element = extract(tensor, indices);
+  cache[cacheKey] = element;
+  return element;
+}
+
+Value ElementAt::extract(Value tensor, ValueRange indices) {
+  Value converted = rewriter.getRemappedValue(tensor);
+  return tensor::ExtractOp::create(b, loc, converted, indices);
+}
+
+Value ElementAt::recompute(Operation *def, Value tensor, ValueRange indices) {
+  if (auto range = dyn_cast<triton::MakeRangeOp>(def)) {
+    Type type = getElementTypeOrSelf(range.getType());
+    Value index = arith::IndexCastOp::create(b, loc, type, indices[0]);
+    if (range.getStart() == 0)
+      return index;
+    Value start = arith::ConstantOp::create(
+        b, loc, b.getIntegerAttr(type, range.getStart()));
+    return arith::AddIOp::create(b, loc, index, start);
+  }
+  if (auto splat = dyn_cast<triton::SplatOp>(def))
+    return get(splat.getSrc(), {});
+  if (auto load = dyn_cast<triton::LoadOp>(def))
+    return reload(load, indices);
+  if (auto constant = dyn_cast<arith::ConstantOp>(def)) {
+    auto splat = dyn_cast<SplatElementsAttr>(constant.getValue());
+    if (!splat)
+      return {};
+    return arith::ConstantOp::create(b, loc,
+                                     splat.getSplatValue<TypedAttr>());
+  }
+  if (auto broadcast = dyn_cast<triton::BroadcastOp>(def)) {
+    auto srcType = cast<RankedTensorType>(broadcast.getSrc().getType());
+    SmallVector<Value> srcIndices(indices);
+    Value zero;
+    for (auto [d, size] : llvm::enumerate(srcType.getShape())) {
+      if (size != 1)
+        continue;
+      if (!zero)
+        zero = arith::ConstantIndexOp::create(b, loc, 0);
+      srcIndices[d] = zero;
+    }
+    return get(broadcast.getSrc(), srcIndices);
+  }
+  if (auto expand = dyn_cast<triton::ExpandDimsOp>(def)) {
+    SmallVector<Value> srcIndices(indices);
+    srcIndices.erase(srcIndices.begin() + expand.getAxis());
+    return get(expand.getSrc(), srcIndices);
+  }
+  if (auto addptr = dyn_cast<triton::AddPtrOp>(def)) {
+    Value base = get(addptr.getPtr(), indices);
+    Value offset = get(addptr.getOffset(), indices);
+    Type i64 = b.getI64Type();
+    if (offset.getType() != i64)
+      offset = arith::ExtSIOp::create(b, loc, i64, offset);
+    Type pointee = cast<triton::PointerType>(
+                       getElementTypeOrSelf(addptr.getPtr().getType()))
+                       .getPointeeType();
+    int64_t size = getStorageSizeInBytes(pointee);
+    if (size != 1)
+      offset = arith::MulIOp::create(
+          b, loc, offset,
+          arith::ConstantOp::create(b, loc, b.getIntegerAttr(i64, size)));
+    return arith::AddIOp::create(b, loc, base, offset);
+  }
+  if (isa<triton::IntToPtrOp, triton::PtrToIntOp>(def))
+    return get(def->getOperand(0), indices);
+  if (auto bitcast = dyn_cast<triton::BitcastOp>(def)) {
+    Value src = get(bitcast.getSrc(), indices);
+    Type type = convertedElementType(bitcast.getType());
+    return src.getType() == type
+               ? src
+               : arith::BitcastOp::create(b, loc, type, src).getResult();
+  }
+  if (worthRecomputing(def, tensor)) {
+    SmallVector<Value> operands;
+    for (Value operand : def->getOperands())
+      operands.push_back(get(operand, indices));
+    OperationState state(loc, def->getName(), operands,
+                         convertedElementType(tensor.getType()),
+                         def->getAttrs());
+    return b.create(state)->getResult(0);
+  }
+  return {};
+}
+
+/// A single-use load is performed where its element is needed instead of
+/// into a buffer, when no write can come between the two.
+Value ElementAt::reload(Operation *op, ValueRange indices) {
+  auto load = cast<triton::LoadOp>(op);
+  if (load.getIsVolatile() || !load->hasOneUse() || !anchor ||
+      load->getBlock() != anchor->getBlock() ||
+      !load->isBeforeInBlock(anchor) || !noWritesBetween(load, anchor))
+    return {};
+  Region *scope = indices.empty() ? b.getInsertionBlock()->getParent()
+                                  : indices.front().getParentRegion();
+  Value addr = get(load.getPtr(), indices);
+  Value mask = load.getMask() ? get(load.getMask(), indices) : Value();
+  Value other = load.getOther() ? get(load.getOther(), indices) : Value();
+  return loadElementAt(b, loc, addr, convertedElementType(load.getType()),
+                       /*isVolatile=*/false, mask, other, scope);
+}
+
+Value createAddressPointer(OpBuilder &b, Location loc, Value addr,
+                           Region *scope) {
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
+  auto inside = [&](Value v) { return scope->isAncestor(v.getParentRegion()); };
+  Value base = addr;
+  SmallVector<Value> terms;
+  while (auto add = base.getDefiningOp<arith::AddIOp>()) {
+    if (!inside(add.getResult()))
+      break;
+    terms.push_back(add.getRhs());
+    base = add.getLhs();
+  }
+  if (terms.empty() || inside(base))
+    return LLVM::IntToPtrOp::create(b, loc, ptrType, addr);
+  Value offset = terms.back();
+  for (Value term : llvm::drop_begin(llvm::reverse(terms)))
+    offset = arith::AddIOp::create(b, loc, offset, term);
+  Value basePtr = LLVM::IntToPtrOp::create(b, loc, ptrType, base);
+  return LLVM::GEPOp::create(b, loc, ptrType, b.getI8Type(), basePtr,
+                             ArrayRef<LLVM::GEPArg>{offset});
+}
+
+} // namespace mlir::spine

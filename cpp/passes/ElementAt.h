@@ -1,0 +1,71 @@
+//===- ElementAt.h - one element of a Triton tensor, recomputed -*- C++ -*-===//
+//
+// Loads, stores and atomics touch one element at a time. Instead of reading
+// the address, mask and value tensors from materialized buffers, the element
+// at the current indices is recomputed from the ops that build it (ranges,
+// splats, broadcasts, pointer and integer arithmetic, comparisons). That
+// fuses the index arithmetic into the access loop: no pointer tensor is ever
+// stored, and LLVM sees an address that is affine in the loop counters.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPINE_TRITON_PASSES_ELEMENTAT_H
+#define SPINE_TRITON_PASSES_ELEMENTAT_H
+
+#include "mlir/IR/Builders.h"
+#include "llvm/ADT/SmallVector.h"
+
+#include <map>
+#include "mlir/Transforms/DialectConversion.h"
+
+namespace mlir::spine {
+
+class ElementAt {
+public:
+  /// `rewriter` maps original values to converted ones; new ops go to `b`.
+  /// `anchor` is the original op whose lowering asks for elements: a load
+  /// may be re-executed there only if nothing between them writes memory.
+  ElementAt(ConversionPatternRewriter &rewriter, OpBuilder &b, Location loc,
+            Operation *anchor)
+      : rewriter(rewriter), b(b), loc(loc), anchor(anchor) {}
+
+  /// The element of `tensor` (an original, unconverted value of ranked tensor
+  /// type) at `indices`, as a scalar of the converted element type.
+  /// Pointers come back as i64 byte addresses.
+  Value get(Value tensor, ValueRange indices);
+
+private:
+  Value recompute(Operation *def, Value tensor, ValueRange indices);
+  Value reload(Operation *load, ValueRange indices);
+  Value extract(Value tensor, ValueRange indices);
+
+  ConversionPatternRewriter &rewriter;
+  OpBuilder &b;
+  Location loc;
+  Operation *anchor;
+  /// Keyed by value and indices: the same element is built once per body.
+  std::map<std::pair<void *, SmallVector<void *>>, Value> cache;
+};
+
+/// Builds a tensor of `type` element by element with a loop nest (the
+/// elements are computed by `element` at the loop indices). Unlike
+/// tensor.generate, canonicalization never re-executes the body at a use,
+/// which would move memory reads past later writes.
+Value buildTensorByLoops(
+    OpBuilder &b, Location loc, RankedTensorType type,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> element);
+
+/// Loads one element of `type` at byte address `addr` (booleans are bytes in
+/// memory), under `mask` if given, else `other` (or zero when null).
+Value loadElementAt(OpBuilder &b, Location loc, Value addr, Type type,
+                    bool isVolatile, Value mask, Value other, Region *scope);
+
+/// A pointer to the byte at `addr`. When `addr` is a sum whose first term is
+/// computed outside `scope`, the result is a GEP from that base by the other
+/// terms, so LLVM sees an access affine in the loops inside `scope`.
+Value createAddressPointer(OpBuilder &b, Location loc, Value addr,
+                           Region *scope);
+
+} // namespace mlir::spine
+
+#endif // SPINE_TRITON_PASSES_ELEMENTAT_H
