@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Developer loop: rebuild the C++ in build/dev (incremental, ccache) and copy
+# the module, the Python sources and spine-triton-opt over an existing
+# `pip install .`. Much faster than reinstalling the wheel after a small change.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+if [ ! -f build/dev/build.ninja ]; then
+  cmake -G Ninja -S . -B build/dev -DSPINE_BUILD_PYTHON_MODULE=ON \
+    -DCMAKE_CXX_COMPILER_LAUNCHER=ccache -Dnanobind_DIR="$($PY -m nanobind --cmake_dir)"
+fi
+ninja -C build/dev -j2 _C spine-triton-opt
+pkg=$($PY -c "import importlib.util, os; print(os.path.dirname(importlib.util.find_spec('spine_triton').origin))")
+cp build/dev/cpp/python/_C*.so "$pkg/"
+cp python/spine_triton/*.py "$pkg/"
+cp build/dev/bin/spine-triton-opt "$(dirname "$(command -v spine-triton-opt)")/"
+echo "dev-install: updated $pkg"
