@@ -15,6 +15,18 @@ def MaterializeProgramIds : Pass<"spine-materialize-program-ids", "ModuleOp"> {
   }];
 }
 
+def ScalarizePointerIterArgs
+    : Pass<"spine-scalarize-pointer-iter-args", "ModuleOp"> {
+  let summary = "Carry a scalar offset instead of a pointer tensor through loops";
+  let description = [{
+    A pointer tensor carried by scf.for and advanced by the same amount in
+    every element (`ptrs += BLOCK_K * stride`) is rewritten to its initial
+    value plus a loop-carried scalar element offset. The loop then no longer
+    carries a tensor of addresses, and every access inside it has an address
+    computable from the loop-invariant initial pointers.
+  }];
+}
+
 def ConvertTritonToLinalg : Pass<"spine-convert-triton-to-linalg", "ModuleOp"> {
   let summary = "Lower Triton IR to Linalg, tensor, memref, arith and func";
   let description = [{

@@ -15,6 +15,8 @@ namespace mlir::spine {
 
 void buildTritonToLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createMaterializeProgramIds());
+  pm.addPass(createScalarizePointerIterArgs());
+  pm.addPass(createCanonicalizerPass());
   pm.addPass(createConvertTritonToLinalg());
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());
