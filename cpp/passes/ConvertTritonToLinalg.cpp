@@ -85,6 +85,8 @@ struct ConvertTritonToLinalgPass
     populateFunctionOpsToFuncPatterns(converter, patterns);
     populateTensorOpsToLinalgPatterns(converter, patterns);
     populateMemoryOpsToLinalgPatterns(converter, patterns);
+    populateAtomicOpsToLinalgPatterns(converter, patterns);
+    populateScanOpsToLinalgPatterns(converter, patterns);
     if (failed(checkSupportedOps(module, patterns)))
       return signalPassFailure();
 

@@ -1,6 +1,7 @@
 //===- Registration.cpp - dialects and passes every tool sees -------------===//
 
 #include "passes/Passes.h"
+#include "passes/TritonToLinalgPatterns.h"
 #include "triton/Dialect.h"
 
 #include "mlir/InitAllDialects.h"
@@ -17,6 +18,7 @@ void registerSpineTritonDialects(DialectRegistry &registry) {
   registerAllDialects(registry);
   registerAllExtensions(registry);
   registerAllToLLVMIRTranslations(registry);
+  registerAtomicMemoryEffects(registry);
 }
 
 void registerSpineTritonPasses() {

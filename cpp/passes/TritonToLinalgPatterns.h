@@ -10,6 +10,7 @@
 #include "mlir/IR/PatternMatch.h"
 
 namespace mlir {
+class DialectRegistry;
 class TypeConverter;
 namespace spine {
 
@@ -26,6 +27,19 @@ void populateTensorOpsToLinalgPatterns(TypeConverter &converter,
 /// per-element accesses.
 void populateMemoryOpsToLinalgPatterns(TypeConverter &converter,
                                        RewritePatternSet &patterns);
+
+/// atomic_rmw, atomic_cas, atomic_load, atomic_store -> LLVM atomics per
+/// element, in program order.
+void populateAtomicOpsToLinalgPatterns(TypeConverter &converter,
+                                       RewritePatternSet &patterns);
+
+/// Declares the memory effects of llvm.atomicrmw and llvm.cmpxchg, which
+/// bufferization's deallocation needs in every context that sees them.
+void registerAtomicMemoryEffects(DialectRegistry &registry);
+
+/// scan -> a loop along the scan axis running the combine region per element.
+void populateScanOpsToLinalgPatterns(TypeConverter &converter,
+                                     RewritePatternSet &patterns);
 
 } // namespace spine
 } // namespace mlir
