@@ -11,6 +11,7 @@
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
 
 namespace mlir::spine {
 
@@ -32,8 +33,22 @@ void registerSpineTritonPipelines();
 /// Appends the TTIR -> Linalg pipeline to `pm`.
 void buildTritonToLinalgPipeline(OpPassManager &pm);
 
+/// Target facts the code generation needs.
+struct SpineTritonPipelineOptions
+    : public PassPipelineOptions<SpineTritonPipelineOptions> {
+  Option<unsigned> vectorBits{
+      *this, "vector-bits",
+      llvm::cl::desc("Width of one vector register in bits (VLEN on RVV)"),
+      llvm::cl::init(256)};
+  Option<unsigned> vectorRegisters{
+      *this, "vector-registers",
+      llvm::cl::desc("Number of architectural vector registers"),
+      llvm::cl::init(16)};
+};
+
 /// Appends the Linalg -> LLVM dialect pipeline to `pm`.
-void buildSpineTritonPipeline(OpPassManager &pm);
+void buildSpineTritonPipeline(OpPassManager &pm,
+                              const SpineTritonPipelineOptions &options);
 
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"

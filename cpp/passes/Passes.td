@@ -42,6 +42,26 @@ def ConvertTritonToLinalg : Pass<"spine-convert-triton-to-linalg", "ModuleOp"> {
   ];
 }
 
+def VectorizeMatmul : Pass<"spine-vectorize-matmul", "func::FuncOp"> {
+  let summary = "Register-blocked vector micro-kernel for linalg.matmul on buffers";
+  let description = [{
+    Replaces a statically shaped linalg.matmul on row-major buffers by loops
+    over MR x NR blocks of C whose accumulators stay in vector registers
+    across the whole K loop; each K step broadcasts one element of A per row
+    and multiplies it with vector rows of B (an FMA per accumulator: x86
+    vfmadd231ps with a broadcast, RVV vfmacc.vf). Narrow inputs (fp16, bf16,
+    int8) are widened in registers. Shapes it cannot block are left alone.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"256",
+           "Width of one vector register in bits">,
+    Option<"vectorRegisters", "vector-registers", "unsigned", /*default=*/"16",
+           "Number of architectural vector registers">,
+  ];
+  let dependentDialects = ["vector::VectorDialect", "scf::SCFDialect",
+                           "arith::ArithDialect", "memref::MemRefDialect"];
+}
+
 def AddKernelEntry : Pass<"spine-add-kernel-entry", "ModuleOp"> {
   let summary = "Add the fixed-signature entry point each public kernel is launched through";
   let description = [{

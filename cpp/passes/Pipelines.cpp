@@ -3,6 +3,7 @@
 #include "passes/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/Passes.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -23,7 +24,8 @@ void buildTritonToLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createCSEPass());
 }
 
-void buildSpineTritonPipeline(OpPassManager &pm) {
+void buildSpineTritonPipeline(OpPassManager &pm,
+                              const SpineTritonPipelineOptions &options) {
   pm.addPass(createAddKernelEntry());
   pm.addPass(createLinalgElementwiseOpFusionPass());
 
@@ -40,10 +42,20 @@ void buildSpineTritonPipeline(OpPassManager &pm) {
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
   pm.addPass(createCanonicalizerPass());
 
+  VectorizeMatmulOptions matmul;
+  matmul.vectorBits = options.vectorBits;
+  matmul.vectorRegisters = options.vectorRegisters;
+  pm.addNestedPass<func::FuncOp>(createVectorizeMatmul(matmul));
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
+  // bf16 conversions become integer arithmetic: the C runtime of the target
+  // (libgcc 12 on Debian 12) has no __truncsfbf2 to call.
+  arith::ArithExpandOpsPassOptions expand;
+  expand.includeBf16 = true;
+  pm.addPass(arith::createArithExpandOpsPass(expand));
+  pm.addPass(createConvertVectorToLLVMPass());
   // Math with an LLVM intrinsic first; the rest (tanh, erf, ...) calls libm.
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
@@ -62,9 +74,9 @@ void registerSpineTritonPipelines() {
       "triton-to-linalg-experimental",
       "Lower Triton IR to Linalg, tensor, memref, arith and func",
       buildTritonToLinalgPipeline);
-  PassPipelineRegistration<>("spine-triton-pipeline",
-                             "Lower the Linalg stage to the LLVM dialect",
-                             buildSpineTritonPipeline);
+  PassPipelineRegistration<SpineTritonPipelineOptions>(
+      "spine-triton-pipeline", "Lower the Linalg stage to the LLVM dialect",
+      buildSpineTritonPipeline);
 }
 
 } // namespace mlir::spine

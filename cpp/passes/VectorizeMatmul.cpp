@@ -1,0 +1,191 @@
+//===- VectorizeMatmul.cpp - register-blocked matmul micro-kernel ---------===//
+//
+// C[M,N] += A[M,K] x B[K,N] on row-major buffers becomes
+//
+//   for i in 0..M step MR, j in 0..N step NR:
+//     acc[r][c] = C[i+r, j+c*VL : +VL]              (MR x NR/VL vectors)
+//     for k in 0..K:
+//       b[c] = B[k, j+c*VL : +VL]
+//       acc[r][c] = fma(broadcast(A[i+r, k]), b[c], acc[r][c])
+//     C[i+r, j+c*VL : +VL] = acc[r][c]
+//
+// The accumulators are loop-carried values of the K loop, so they live in
+// registers for the whole reduction. MR and NR are chosen so that the
+// accumulators plus the B vectors fit the target's vector register file.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::spine {
+#define GEN_PASS_DEF_VECTORIZEMATMUL
+#include "passes/Passes.h.inc"
+
+namespace {
+
+/// True for a statically shaped 2-D memref whose rows are contiguous.
+bool hasContiguousRows(Value value) {
+  auto type = dyn_cast<MemRefType>(value.getType());
+  if (!type || type.getRank() != 2 || !type.hasStaticShape())
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return false;
+  return strides[1] == 1;
+}
+
+/// Widens `v` (scalar or vector) from an input element type to the
+/// accumulator's element type `acc`.
+Value widen(OpBuilder &b, Location loc, Value v, Type acc) {
+  Type from = getElementTypeOrSelf(v.getType());
+  if (from == acc)
+    return v;
+  Type to = acc;
+  if (auto vec = dyn_cast<VectorType>(v.getType()))
+    to = vec.clone(acc);
+  if (isa<FloatType>(acc))
+    return arith::ExtFOp::create(b, loc, to, v);
+  return arith::ExtSIOp::create(b, loc, to, v);
+}
+
+/// acc + a * b in the accumulator type.
+Value multiplyAdd(OpBuilder &b, Location loc, Value a, Value bv, Value acc) {
+  if (isa<FloatType>(getElementTypeOrSelf(acc.getType())))
+    return vector::FMAOp::create(b, loc, a, bv, acc);
+  Value product = arith::MulIOp::create(b, loc, a, bv);
+  return arith::AddIOp::create(b, loc, acc, product);
+}
+
+struct VectorizeMatmulPass
+    : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<linalg::MatmulOp> matmuls;
+    getOperation().walk([&](linalg::MatmulOp op) {
+      if (op.hasPureBufferSemantics() && isDefaultMatmul(op))
+        matmuls.push_back(op);
+    });
+    for (linalg::MatmulOp op : matmuls)
+      rewrite(op);
+  }
+
+  /// Only the plain C += A x B form (no transposed or broadcast maps).
+  static bool isDefaultMatmul(linalg::MatmulOp op) {
+    SmallVector<AffineMap> defaults = linalg::MatmulOp::getDefaultIndexingMaps(
+        op.getContext());
+    return op.getIndexingMapsArray() == defaults;
+  }
+
+  void rewrite(linalg::MatmulOp op) {
+    Value A = op.getDpsInputs()[0], B = op.getDpsInputs()[1],
+          C = op.getDpsInits()[0];
+    if (!hasContiguousRows(A) || !hasContiguousRows(B) ||
+        !hasContiguousRows(C))
+      return;
+    auto cType = cast<MemRefType>(C.getType());
+    Type accType = cType.getElementType();
+    if (!accType.isIntOrFloat() || accType.getIntOrFloatBitWidth() > 64)
+      return;
+    int64_t M = cType.getDimSize(0), N = cType.getDimSize(1);
+    int64_t K = cast<MemRefType>(A.getType()).getDimSize(1);
+    int64_t lanes = vectorBits / accType.getIntOrFloatBitWidth();
+    if (lanes < 1 || N % lanes != 0 || M == 0 || K == 0)
+      return;
+
+    // NR/VL B vectors plus MR x NR/VL accumulators must fit the register
+    // file, keeping one register for the broadcast.
+    int64_t budget = static_cast<int64_t>(vectorRegisters) - 1;
+    int64_t bestMR = 1, bestCols = 1;
+    for (int64_t cols : {4, 3, 2, 1}) {
+      if ((N / lanes) % cols != 0)
+        continue;
+      for (int64_t mr : {8, 6, 4, 2, 1}) {
+        if (M % mr != 0 || mr * cols + cols > budget)
+          continue;
+        if (mr * cols > bestMR * bestCols)
+          bestMR = mr, bestCols = cols;
+        break;
+      }
+    }
+    emitMicroKernel(op, A, B, C, M, N, K, bestMR, bestCols, lanes, accType);
+  }
+
+  void emitMicroKernel(linalg::MatmulOp op, Value A, Value B, Value C,
+                       int64_t M, int64_t N, int64_t K, int64_t MR,
+                       int64_t cols, int64_t lanes, Type accType) {
+    OpBuilder b(op);
+    Location loc = op.getLoc();
+    auto index = [&](int64_t v) {
+      return arith::ConstantIndexOp::create(b, loc, v).getResult();
+    };
+    Type bElt = cast<MemRefType>(B.getType()).getElementType();
+    auto accVec = VectorType::get({lanes}, accType);
+    auto bVec = VectorType::get({lanes}, bElt);
+    Value zero = index(0), one = index(1);
+
+    auto rows = scf::ForOp::create(b, loc, zero, index(M), index(MR));
+    b.setInsertionPointToStart(rows.getBody());
+    Value i = rows.getInductionVar();
+    auto colsLoop = scf::ForOp::create(b, loc, zero, index(N),
+                                       index(cols * lanes));
+    b.setInsertionPointToStart(colsLoop.getBody());
+    Value j = colsLoop.getInductionVar();
+
+    SmallVector<Value> rowIdx, colIdx;
+    for (int64_t r = 0; r < MR; ++r)
+      rowIdx.push_back(r == 0 ? i
+                              : arith::AddIOp::create(b, loc, i, index(r))
+                                    .getResult());
+    for (int64_t c = 0; c < cols; ++c)
+      colIdx.push_back(
+          c == 0 ? j
+                 : arith::AddIOp::create(b, loc, j, index(c * lanes))
+                       .getResult());
+
+    SmallVector<Value> accs;
+    for (int64_t r = 0; r < MR; ++r)
+      for (int64_t c = 0; c < cols; ++c)
+        accs.push_back(vector::LoadOp::create(b, loc, accVec, C,
+                                              ValueRange{rowIdx[r], colIdx[c]}));
+
+    auto kLoop = scf::ForOp::create(
+        b, loc, zero, index(K), one, accs,
+        [&](OpBuilder &b, Location loc, Value k, ValueRange carried) {
+          SmallVector<Value> bs;
+          for (int64_t c = 0; c < cols; ++c)
+            bs.push_back(widen(
+                b, loc,
+                vector::LoadOp::create(b, loc, bVec, B, ValueRange{k, colIdx[c]}),
+                accType));
+          SmallVector<Value> next;
+          for (int64_t r = 0; r < MR; ++r) {
+            Value a = memref::LoadOp::create(b, loc, A, ValueRange{rowIdx[r], k});
+            Value splat = vector::BroadcastOp::create(
+                b, loc, accVec, widen(b, loc, a, accType));
+            for (int64_t c = 0; c < cols; ++c)
+              next.push_back(
+                  multiplyAdd(b, loc, splat, bs[c], carried[r * cols + c]));
+          }
+          scf::YieldOp::create(b, loc, next);
+        });
+
+    for (int64_t r = 0; r < MR; ++r)
+      for (int64_t c = 0; c < cols; ++c)
+        vector::StoreOp::create(b, loc, kLoop.getResult(r * cols + c), C,
+                                ValueRange{rowIdx[r], colIdx[c]});
+    op.erase();
+  }
+};
+
+} // namespace
+} // namespace mlir::spine

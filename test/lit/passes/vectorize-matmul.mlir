@@ -1,0 +1,60 @@
+// RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-matmul{vector-bits=256 vector-registers=16}))' %s | FileCheck %s
+// RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-matmul{vector-bits=256 vector-registers=32}))' %s | FileCheck %s --check-prefix=RVV
+
+// fp32: 8 accumulators of vector<8xf32> (2 rows x 4 vectors) carried by the
+// K loop; each step loads 4 vectors of B, broadcasts one element of A per
+// row, and issues one FMA per accumulator. C is read before and written
+// after the K loop only.
+// CHECK-LABEL: func.func @f32
+// CHECK: scf.for %[[I:.*]] = %c0 to %c64 step %c2
+// CHECK: scf.for %[[J:.*]] = %c0 to %{{.*}} step %c32
+// CHECK-COUNT-8: vector.load %arg2{{.*}} : memref<64x64xf32>, vector<8xf32>
+// CHECK: scf.for %[[K:.*]] = %c0 to %{{.*}} step %c1 iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// CHECK-COUNT-4: vector.load %arg1[%[[K]], {{.*}}] : memref<32x64xf32>, vector<8xf32>
+// CHECK: memref.load %arg0[%[[I]], %[[K]]]
+// CHECK: vector.broadcast {{.*}} : f32 to vector<8xf32>
+// CHECK-COUNT-4: vector.fma
+// CHECK: memref.load %arg0
+// CHECK: vector.broadcast
+// CHECK-COUNT-4: vector.fma
+// CHECK: scf.yield
+// CHECK-COUNT-8: vector.store {{.*}}, %arg2
+// CHECK-NOT: linalg.matmul
+// With 32 registers (RVV) the block grows to 4 rows x 4 vectors.
+// RVV-LABEL: func.func @f32
+// RVV: scf.for {{.*}} step %c4
+// RVV-COUNT-16: vector.fma
+func.func @f32(%a: memref<64x32xf32>, %b: memref<32x64xf32>, %c: memref<64x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<64x32xf32>, memref<32x64xf32>) outs(%c : memref<64x64xf32>)
+  return
+}
+
+// fp16 inputs are widened to f32 in registers.
+// CHECK-LABEL: func.func @f16
+// CHECK: vector.load %arg1{{.*}} : memref<16x32xf16>, vector<8xf16>
+// CHECK: arith.extf {{.*}} : vector<8xf16> to vector<8xf32>
+// CHECK: arith.extf {{.*}} : f16 to f32
+// CHECK: vector.fma
+func.func @f16(%a: memref<16x16xf16>, %b: memref<16x32xf16>, %c: memref<16x32xf32>) {
+  linalg.matmul ins(%a, %b : memref<16x16xf16>, memref<16x32xf16>) outs(%c : memref<16x32xf32>)
+  return
+}
+
+// int8 x int8 -> int32 multiplies and adds in i32.
+// CHECK-LABEL: func.func @i8
+// CHECK: arith.extsi {{.*}} : vector<8xi8> to vector<8xi32>
+// CHECK: arith.muli
+// CHECK: arith.addi
+func.func @i8(%a: memref<16x16xi8>, %b: memref<16x16xi8>, %c: memref<16x16xi32>) {
+  linalg.matmul ins(%a, %b : memref<16x16xi8>, memref<16x16xi8>) outs(%c : memref<16x16xi32>)
+  return
+}
+
+// A column count that is not a multiple of the vector length stays a
+// linalg.matmul (lowered to scalar loops later).
+// CHECK-LABEL: func.func @odd
+// CHECK: linalg.matmul
+func.func @odd(%a: memref<4x4xf32>, %b: memref<4x6xf32>, %c: memref<4x6xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x4xf32>, memref<4x6xf32>) outs(%c : memref<4x6xf32>)
+  return
+}
