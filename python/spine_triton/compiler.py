@@ -223,11 +223,12 @@ class CPUBackend(BaseBackend):
             name, "linalg", _C.run_pipeline, str(mod), "builtin.module(triton-to-linalg-experimental)"
         )
 
-    @staticmethod
-    def make_llmlir(src, metadata, options):
+    def make_llmlir(self, src, metadata, options):
         from . import _C
 
-        return _run(metadata["name"], "llmlir", _C.run_pipeline, src, "builtin.module(spine-triton-pipeline)")
+        bits, registers = targets.vector_registers(self.cpu_target)
+        pipeline = f"builtin.module(spine-triton-pipeline{{vector-bits={bits} vector-registers={registers}}})"
+        return _run(metadata["name"], "llmlir", _C.run_pipeline, src, pipeline)
 
     def make_llir(self, src, metadata, options):
         from . import _C

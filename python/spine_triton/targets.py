@@ -89,6 +89,18 @@ def resolve(name: str) -> Target:
     )
 
 
+def vector_registers(target: Target) -> tuple[int, int]:
+    """(bits per vector register, number of vector registers) the code generator blocks for."""
+    if target.machine.startswith("riscv"):
+        return (target.vlen or 128), 32
+    features = target.features.split(",")
+    if "+avx512f" in features:
+        return 512, 32
+    if "+avx" in features:
+        return 256, 16
+    return 128, 16
+
+
 def runs_natively(target: Target) -> bool:
     return target.machine == platform.machine()
 
