@@ -84,6 +84,8 @@ struct ConvertTritonToLinalgPass
     RewritePatternSet patterns(ctx);
     populateFunctionOpsToFuncPatterns(converter, patterns);
     populateTensorOpsToLinalgPatterns(converter, patterns);
+    populateDataMovementOpsToLinalgPatterns(converter, patterns);
+    populateElementwiseExtrasToLinalgPatterns(converter, patterns);
     populateMemoryOpsToLinalgPatterns(converter, patterns);
     populateAtomicOpsToLinalgPatterns(converter, patterns);
     populateScanOpsToLinalgPatterns(converter, patterns);

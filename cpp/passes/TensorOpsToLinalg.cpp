@@ -219,7 +219,15 @@ struct ReduceLowering : OpConversionPattern<triton::ReduceOp> {
 
     SmallVector<Value> inits, rests;
     for (Value src : srcs) {
-      inits.push_back(slice(src, 0, 1, /*dropAxis=*/true));
+      // The accumulator is a fresh copy of the first slice: reducing in place
+      // into a view of the source would make bufferization copy a strided
+      // view, which needs the runtime's generic memref copy.
+      Value first = slice(src, 0, 1, /*dropAxis=*/true);
+      auto firstType = cast<RankedTensorType>(first.getType());
+      inits.push_back(
+          linalg::CopyOp::create(rewriter, loc, first,
+                                 createEmpty(rewriter, loc, firstType))
+              .getResult(0));
       if (extent > 1)
         rests.push_back(slice(src, 1, extent - 1, /*dropAxis=*/false));
     }

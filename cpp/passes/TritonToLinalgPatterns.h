@@ -23,6 +23,15 @@ void populateFunctionOpsToFuncPatterns(TypeConverter &converter,
 void populateTensorOpsToLinalgPatterns(TypeConverter &converter,
                                        RewritePatternSet &patterns);
 
+/// join, split, cat, gather, histogram, unsplat -> linalg / tensor / scf.
+void populateDataMovementOpsToLinalgPatterns(TypeConverter &converter,
+                                             RewritePatternSet &patterns);
+
+/// extern_elementwise (libdevice) -> math / arith, map_elementwise -> its
+/// region per element; elementwise_inline_asm is reported as unsupported.
+void populateElementwiseExtrasToLinalgPatterns(TypeConverter &converter,
+                                               RewritePatternSet &patterns);
+
 /// addptr, load, store, pointer casts -> address arithmetic and guarded
 /// per-element accesses.
 void populateMemoryOpsToLinalgPatterns(TypeConverter &converter,

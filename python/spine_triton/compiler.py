@@ -189,7 +189,11 @@ class CPUBackend(BaseBackend):
         return {"min_dot_size": min_dot_size}
 
     def get_module_map(self) -> dict[str, ModuleType]:
-        return {}
+        # tl.extra.libdevice resolves to CUDA's libdevice symbols; the Linalg conversion maps each to
+        # the math/arith op of the same meaning.
+        from triton.language.extra.cuda import libdevice
+
+        return {"triton.language.extra.libdevice": libdevice}
 
     def load_dialects(self, ctx):
         pass
