@@ -6,9 +6,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/AssertState.h"
 #include "passes/Passes.h"
 #include "passes/ProgramIdArguments.h"
 
+#include "mlir/Dialect/ControlFlow/IR/ControlFlowOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Builders.h"
@@ -21,6 +23,30 @@ namespace {
 
 constexpr int64_t kSlotBytes = 8;
 
+/// Makes `entry` return at once when a program of the launch has failed a
+/// tt.assert, so the rest of the grid is skipped quickly; returns the block
+/// that runs the program.
+Block *returnIfAssertFailed(OpBuilder &b, Location loc, func::FuncOp entry,
+                            LLVM::GlobalOp state) {
+  Block *check = &entry.front();
+  Block *run = b.createBlock(&entry.getBody(), entry.getBody().end());
+  b.createBlock(&entry.getBody(), entry.getBody().end());
+  func::ReturnOp::create(b, loc);
+  Block *skip = b.getInsertionBlock();
+
+  b.setInsertionPointToStart(check);
+  Type i32 = b.getI32Type();
+  Value flag = LLVM::LoadOp::create(
+      b, loc, i32, LLVM::AddressOfOp::create(b, loc, state), /*alignment=*/4,
+      /*isVolatile=*/false, /*isNonTemporal=*/false, /*isInvariant=*/false,
+      /*isInvariantGroup=*/false, LLVM::AtomicOrdering::monotonic);
+  Value zero = LLVM::ConstantOp::create(b, loc, i32, 0);
+  Value failed =
+      LLVM::ICmpOp::create(b, loc, LLVM::ICmpPredicate::ne, flag, zero);
+  cf::CondBranchOp::create(b, loc, failed, skip, run);
+  return run;
+}
+
 struct AddKernelEntryPass : impl::AddKernelEntryBase<AddKernelEntryPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -29,6 +55,7 @@ struct AddKernelEntryPass : impl::AddKernelEntryBase<AddKernelEntryPass> {
     auto ptrType = LLVM::LLVMPointerType::get(ctx);
     Type i32 = builder.getI32Type();
 
+    auto assertState = module.lookupSymbol<LLVM::GlobalOp>(kAssertStateName);
     SmallVector<func::FuncOp> kernels;
     for (auto func : module.getOps<func::FuncOp>())
       if (func.isPublic() && !func.isExternal())
@@ -52,6 +79,9 @@ struct AddKernelEntryPass : impl::AddKernelEntryBase<AddKernelEntryPass> {
           builder.getFunctionType(entryInputs, {}));
       Block *body = entry.addEntryBlock();
       builder.setInsertionPointToStart(body);
+      if (assertState)
+        builder.setInsertionPointToStart(
+            returnIfAssertFailed(builder, loc, entry, assertState));
 
       Value slots = body->getArgument(0);
       SmallVector<Value> args;

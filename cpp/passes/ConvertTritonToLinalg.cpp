@@ -89,6 +89,7 @@ struct ConvertTritonToLinalgPass
     populateMemoryOpsToLinalgPatterns(converter, patterns);
     populateAtomicOpsToLinalgPatterns(converter, patterns);
     populateScanOpsToLinalgPatterns(converter, patterns);
+    populateDebugOpsPatterns(converter, patterns);
     if (failed(checkSupportedOps(module, patterns)))
       return signalPassFailure();
 

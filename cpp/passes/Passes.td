@@ -69,7 +69,19 @@ def AddKernelEntry : Pass<"spine-add-kernel-entry", "ModuleOp"> {
     that loads each argument from its 8-byte slot and calls @k (see
     docs/kernel-abi.md).
   }];
-  let dependentDialects = ["LLVM::LLVMDialect", "func::FuncDialect"];
+  let dependentDialects = ["cf::ControlFlowDialect", "LLVM::LLVMDialect",
+                           "func::FuncDialect"];
+}
+
+def AssertEarlyReturn : Pass<"spine-assert-early-return", "ModuleOp"> {
+  let summary = "Return from a program as soon as it fails a tt.assert";
+  let description = [{
+    On the LLVM dialect: each call recording a failed tt.assert is followed by
+    a return, and each call of a function that may record one by a check of
+    the kernel's assert state that returns when it is set (docs/kernel-abi.md,
+    "Debug ops").
+  }];
+  let dependentDialects = ["LLVM::LLVMDialect"];
 }
 
 #endif // SPINE_TRITON_PASSES

@@ -66,6 +66,7 @@ void buildSpineTritonPipeline(OpPassManager &pm,
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createAssertEarlyReturn());
   pm.addPass(createCanonicalizerPass());
 }
 

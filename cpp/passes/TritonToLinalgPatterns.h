@@ -50,6 +50,11 @@ void registerAtomicMemoryEffects(DialectRegistry &registry);
 void populateScanOpsToLinalgPatterns(TypeConverter &converter,
                                      RewritePatternSet &patterns);
 
+/// print -> printf per element, assert -> a recorded failure (see
+/// docs/kernel-abi.md, "Debug ops").
+void populateDebugOpsPatterns(TypeConverter &converter,
+                              RewritePatternSet &patterns);
+
 } // namespace spine
 } // namespace mlir
 

@@ -84,6 +84,62 @@ def make_arg_packer(signature):
     return scope["pack"]
 
 
+class DeviceAssertionError(AssertionError):
+    """A ``tl.device_assert`` failed during a launch: the first failure of that launch.
+
+    The failing program stopped at the assert and the rest of the grid was skipped (programs
+    already running finish); the kernel can be launched again.
+    """
+
+    def __init__(self, message: str, file: str, line: int, function: str, pid: tuple[int, int, int]):
+        self.message = message
+        self.file = file
+        self.line = line
+        self.function = function
+        self.pid = pid
+        super().__init__(f"{file}:{line}: {function}: program {pid}: Assertion `{message}` failed.")
+
+
+class _AssertState(ctypes.Structure):
+    """A kernel library's `__spine_triton_assert` (docs/kernel-abi.md, "Debug ops")."""
+
+    _fields_ = [
+        ("failed", ctypes.c_int32),
+        ("line", ctypes.c_int32),
+        ("pid_x", ctypes.c_int32),
+        ("pid_y", ctypes.c_int32),
+        ("pid_z", ctypes.c_int32),
+        ("message", ctypes.c_char_p),
+        ("file", ctypes.c_char_p),
+        ("function", ctypes.c_char_p),
+    ]
+
+
+ASSERT_STATE_SYMBOL = "__spine_triton_assert"
+# The assert states of the loaded kernel libraries that define one (kernels using tl.device_assert):
+# by entry address for the launcher, and [entry address, load count] by dlopen handle so a state is
+# forgotten when its library is unloaded.
+_assert_states: dict[int, _AssertState] = {}
+_assert_loads: dict[int, list[int]] = {}
+
+
+def _raise_device_assert(state: _AssertState):
+    """Raises the failure recorded in `state` after clearing it, so the next launch starts clean."""
+
+    def text(value):
+        return value.decode(errors="replace") if value is not None else "unknown"
+
+    error = DeviceAssertionError(
+        text(state.message),
+        text(state.file),
+        state.line,
+        text(state.function),
+        (state.pid_x, state.pid_y, state.pid_z),
+    )
+    ctypes.memset(ctypes.addressof(state), 0, ctypes.sizeof(state))
+    raise error
+
+
 def _default_num_threads() -> int:
     value = os.environ.get("SPINE_TRITON_NUM_THREADS", "0")
     if not value.isdigit():
@@ -126,6 +182,10 @@ class CPULauncher:
         _C.launch(function, self.pack(*args), gridX, gridY, gridZ, self.num_threads)
         if launch_exit_hook is not None:
             launch_exit_hook(launch_metadata)
+        # The one per-launch cost of device asserts: a dict miss for kernels without any.
+        state = _assert_states.get(function)
+        if state is not None and state.failed:
+            _raise_device_assert(state)
 
 
 class CPUUtils:
@@ -141,12 +201,24 @@ class CPUUtils:
         path = cache.get_file(file_name) or cache.put(kernel, file_name, binary=True)
         module = ctypes.CDLL(path, mode=os.RTLD_LOCAL)
         entry = ctypes.cast(getattr(module, name + ENTRY_SUFFIX), ctypes.c_void_p).value
+        try:
+            state = _AssertState.in_dll(module, ASSERT_STATE_SYMBOL)
+        except ValueError:  # no tl.device_assert in this kernel
+            pass
+        else:
+            _assert_states[entry] = state
+            _assert_loads.setdefault(module._handle, [entry, 0])[1] += 1
         return module, entry, 0, 0, _NO_LIMIT
 
     @staticmethod
     def unload_module(module):
         import _ctypes
 
+        # dlopen counts loads of the same file: the state lives until the last one is unloaded.
+        if (loads := _assert_loads.get(module._handle)) is not None:
+            loads[1] -= 1
+            if loads[1] == 0:
+                del _assert_loads[module._handle], _assert_states[loads[0]]
         _ctypes.dlclose(module._handle)
 
     @staticmethod
