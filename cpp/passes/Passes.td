@@ -62,6 +62,28 @@ def VectorizeMatmul : Pass<"spine-vectorize-matmul", "func::FuncOp"> {
                            "arith::ArithDialect", "memref::MemRefDialect"];
 }
 
+def LowerStridedCopies : Pass<"spine-lower-strided-copies"> {
+  let summary = "memref.copy between non-contiguous buffers becomes loops";
+  let description = [{
+    The LLVM lowering turns such copies into calls of MLIR's C runner
+    library (memrefCopy), which a kernel's shared library does not link.
+    They become linalg.copy instead, lowered to loops with the rest.
+  }];
+  let dependentDialects = ["linalg::LinalgDialect"];
+}
+
+def ApproximateMath : Pass<"spine-approximate-math"> {
+  let summary = "Vectorizable polynomial approximations of math functions";
+  let description = [{
+    Rewrites exp, exp2, log, log2, log1p, expm1, tanh, erf, sin, cos, atan,
+    rsqrt, pow and friends on f32 (and on f16/bf16 through f32) into
+    arithmetic, so loops over them vectorize instead of calling libm once per
+    element. f64 keeps the libm calls.
+  }];
+  let dependentDialects = ["arith::ArithDialect", "math::MathDialect",
+                           "vector::VectorDialect"];
+}
+
 def AddKernelEntry : Pass<"spine-add-kernel-entry", "ModuleOp"> {
   let summary = "Add the fixed-signature entry point each public kernel is launched through";
   let description = [{

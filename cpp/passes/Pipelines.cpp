@@ -46,10 +46,12 @@ void buildSpineTritonPipeline(OpPassManager &pm,
   matmul.vectorBits = options.vectorBits;
   matmul.vectorRegisters = options.vectorRegisters;
   pm.addNestedPass<func::FuncOp>(createVectorizeMatmul(matmul));
+  pm.addPass(createLowerStridedCopies());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
+  pm.addPass(createApproximateMath());
   // bf16 conversions become integer arithmetic: the C runtime of the target
   // (libgcc 12 on Debian 12) has no __truncsfbf2 to call.
   arith::ArithExpandOpsPassOptions expand;

@@ -281,6 +281,12 @@ StageResult spine::translateToLLVMIR(const std::string &text, bool lineInfo) {
   if (lineInfo) {
     // The pass creates debug-info attributes without declaring their dialect.
     ctx->getOrLoadDialect<mlir::LLVM::LLVMDialect>();
+    // Upstream's pass crashes on a global whose location is a call site
+    // (constants of inlined triton helpers, e.g. tl.zeros); globals need no
+    // line info, so they get none.
+    module->walk([&](mlir::LLVM::GlobalOp global) {
+      global->setLoc(mlir::UnknownLoc::get(ctx.get()));
+    });
     mlir::PassManager pm(ctx.get());
     pm.addPass(mlir::LLVM::createDIScopeForLLVMFuncOpPass());
     if (mlir::failed(pm.run(*module)))

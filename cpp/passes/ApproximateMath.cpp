@@ -1,0 +1,42 @@
+//===- ApproximateMath.cpp - math functions as vectorizable arithmetic ----===//
+//
+// A libm call per element keeps LLVM from vectorizing a loop (and on RISC-V
+// there is no vector math library to fall back on). MLIR's polynomial
+// approximations turn the f32 functions into plain arithmetic; functions
+// without one are first expanded into ones that have (pow -> exp/log,
+// exp2 -> exp, sinh/cosh/tan -> exp/sin/cos, ...).
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+namespace mlir::spine {
+#define GEN_PASS_DEF_APPROXIMATEMATH
+#include "passes/Passes.h.inc"
+
+namespace {
+
+struct ApproximateMathPass : impl::ApproximateMathBase<ApproximateMathPass> {
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    // Expansions into functions that have an approximation. Rounding and
+    // sqrt are left alone: LLVM has native vector instructions for them.
+    math::populateExpansionPatterns(
+        patterns, {"tan", "sinh", "cosh", "asinh", "acosh", "atanh", "powf",
+                   "fpowi", "exp2"});
+    auto all = [](StringRef) { return true; };
+    populateMathF32ExpansionPatterns(patterns, all);
+    populateMathPolynomialApproximationPatterns(patterns, all);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
+} // namespace mlir::spine
