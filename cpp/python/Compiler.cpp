@@ -20,6 +20,8 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/Config/llvm-config.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -221,6 +223,62 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine,
   pipeline.run(module, mam);
 }
 
+/// qemu 7.2 (Debian 12's qemu-user) aborts translating an RVV conversion with
+/// a static rounding mode (vfcvt.rtz.x.f.v and its widening and narrowing
+/// forms, what vector fptosi/fptoui become): it records the instruction for
+/// unwinding twice. For code that runs under it, these conversions round with
+/// the dynamic rounding mode instead (llvm.lrint: vfcvt.x.f.v; kernels run in
+/// the default round-to-nearest mode) and step one towards zero where that
+/// rounded away from zero. fptoui to 64 bits goes through a signed 64-bit
+/// integer, so it is exact only below 2^63.
+void useDynamicRoundingConversions(llvm::Module &module) {
+  llvm::SmallVector<llvm::CastInst *> conversions;
+  for (llvm::Function &fn : module)
+    for (llvm::Instruction &inst : llvm::instructions(fn))
+      if (llvm::isa<llvm::FPToSIInst, llvm::FPToUIInst>(inst) &&
+          inst.getType()->isVectorTy())
+        conversions.push_back(llvm::cast<llvm::CastInst>(&inst));
+
+  for (llvm::CastInst *conversion : conversions) {
+    llvm::IRBuilder<> b(conversion);
+    llvm::Value *x = conversion->getOperand(0);
+    auto *type = llvm::cast<llvm::VectorType>(x->getType());
+    // Half and bfloat widen to float exactly.
+    if (type->getScalarSizeInBits() < 32) {
+      type = llvm::VectorType::get(b.getFloatTy(), type->getElementCount());
+      x = b.CreateFPExt(x, type);
+    }
+    unsigned floatBits = type->getScalarSizeInBits();
+    unsigned resultBits = conversion->getType()->getScalarSizeInBits();
+    // Rounded in a signed integer at least as wide as both sides; an unsigned
+    // result of that width needs one bit more.
+    unsigned bits = std::max(floatBits, resultBits);
+    if (llvm::isa<llvm::FPToUIInst>(conversion) && bits == resultBits &&
+        bits < 64)
+      bits *= 2;
+    auto *intType =
+        llvm::VectorType::get(b.getIntNTy(bits), type->getElementCount());
+
+    llvm::Value *rounded =
+        b.CreateIntrinsic(llvm::Intrinsic::lrint, {intType, type}, {x});
+    llvm::Value *back = b.CreateSIToFP(rounded, type);
+    llvm::Value *away =
+        b.CreateFCmpOGT(b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, back),
+                        b.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x));
+    llvm::Value *step =
+        b.CreateSelect(b.CreateFCmpOLT(x, llvm::Constant::getNullValue(type)),
+                       llvm::ConstantInt::get(intType, 1),
+                       llvm::ConstantInt::getSigned(intType, -1));
+    llvm::Value *truncated =
+        b.CreateSelect(away, b.CreateAdd(rounded, step), rounded);
+    // In range, the value fits the result type either way it is extended.
+    llvm::Value *result = b.CreateSExtOrTrunc(truncated, conversion->getType());
+    result->takeName(conversion);
+    conversion->replaceAllUsesWith(result);
+    conversion->eraseFromParent();
+  }
+}
+
 std::string printModule(const llvm::Module &module) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -302,7 +360,7 @@ StageResult spine::translateToLLVMIR(const std::string &text, bool lineInfo) {
 
 StageResult spine::optimizeLLVMIR(const std::string &llir,
                                   const TargetSpec &target, int optLevel,
-                                  bool debug) {
+                                  bool debug, bool dynamicRoundingConversions) {
   std::optional<llvm::OptimizationLevel> level = irOptLevel(optLevel);
   if (!level)
     return failure("opt_level must be 0..3, got " + std::to_string(optLevel));
@@ -317,6 +375,8 @@ StageResult spine::optimizeLLVMIR(const std::string &llir,
   if (!module)
     return failure(error);
   optimizeModule(*module, *machine, *level);
+  if (dynamicRoundingConversions)
+    useDynamicRoundingConversions(*module);
   return success(printModule(*module));
 }
 

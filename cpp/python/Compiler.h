@@ -38,9 +38,13 @@ StageResult translateToLLVMIR(const std::string &text, bool lineInfo);
 
 /// Runs the default per-module pipeline at `optLevel` (0-3) on LLVM IR text
 /// configured for `target`; returns the optimized IR text. With `debug`, every
-/// function keeps its frame pointer.
+/// function keeps its frame pointer. With `dynamicRoundingConversions`, vector
+/// float-to-integer conversions use the dynamic rounding mode (see
+/// useDynamicRoundingConversions in Compiler.cpp): code that runs under qemu
+/// 7.2 needs it.
 StageResult optimizeLLVMIR(const std::string &llir, const TargetSpec &target,
-                           int optLevel, bool debug);
+                           int optLevel, bool debug,
+                           bool dynamicRoundingConversions = false);
 
 struct CodegenOptions {
   int optLevel = 3;

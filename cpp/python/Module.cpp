@@ -128,22 +128,25 @@ NB_MODULE(_C, m) {
   m.def(
       "optimize_llvmir",
       [](const std::string &llir, std::string triple, std::string cpu,
-         std::string features, int optLevel, bool debug) {
+         std::string features, int optLevel, bool debug,
+         bool dynamicRoundingConversions) {
         spine::StageResult result;
         {
           nb::gil_scoped_release release;
-          result = spine::optimizeLLVMIR(llir,
-                                         makeTarget(std::move(triple),
-                                                    std::move(cpu),
-                                                    std::move(features)),
-                                         optLevel, debug);
+          result = spine::optimizeLLVMIR(
+              llir,
+              makeTarget(std::move(triple), std::move(cpu),
+                         std::move(features)),
+              optLevel, debug, dynamicRoundingConversions);
         }
         return unwrap(std::move(result));
       },
       "llir"_a, "triple"_a, "cpu"_a, "features"_a, "opt_level"_a = 3,
-      "debug"_a = false,
+      "debug"_a = false, "dynamic_rounding_conversions"_a = false,
       "Run LLVM's default module pipeline for the target; return the IR. "
-      "debug keeps frame pointers.");
+      "debug keeps frame pointers; dynamic_rounding_conversions converts "
+      "float vectors to integers without RVV's static-rounding vfcvt.rtz, "
+      "which qemu 7.2 cannot run.");
 
   m.def("compile_llvmir", &compileLLVMIR, "llir"_a, "triple"_a, "cpu"_a,
         "features"_a, "opt_level"_a = 3, "emit"_a = "obj", "debug"_a = false,
