@@ -10,7 +10,7 @@ echo "== lit test/"
 lit -sv test/ || status=1
 
 echo "== pytest test/python"
-$PY -m pytest -q -n "${SPINE_TEST_JOBS:-2}" test/python
+$PY -m pytest -q -p no:benchmark -n "${SPINE_TEST_JOBS:-2}" test/python
 rc=$?
 if [ $rc -eq 5 ]; then
   echo "pytest collected no tests: that is a failure" >&2
