@@ -1,7 +1,9 @@
 """The Triton compiler backend: TTIR -> Linalg -> LLVM dialect -> LLVM IR -> assembly -> .so.
 
 Every stage after TTIR runs in-process through ``spine_triton._C``; each stage's text lands in
-the Triton cache entry (``CompiledKernel.asm``) next to the shared library.
+the Triton cache entry (``CompiledKernel.asm``) next to the shared library. With
+``SPINE_TRITON_DUMP_PATH=DIR`` every compilation also writes its stages to
+``DIR/<kernel>-<hash>/`` (see docs/reading-the-dumps.md).
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import functools
 import hashlib
 import os
 import re
+import shutil
 import subprocess
 import tempfile
 from dataclasses import dataclass
@@ -24,6 +27,7 @@ from triton.backends.compiler import BaseBackend, GPUTarget, Language
 from . import targets
 
 ENTRY_SUFFIX = "__spine_entry"
+DUMP_PATH_ENV = "SPINE_TRITON_DUMP_PATH"
 
 
 class KernelCompileError(RuntimeError):
@@ -97,14 +101,16 @@ def _package_version() -> str:
 
 
 @functools.cache
-def _backend_hash(triple: str, cpu: str, features: str) -> str:
+def _backend_hash(triple: str, cpu: str, features: str, dump_path: str) -> str:
     import triton
 
     from . import _C
 
+    # The dump directory is in the key so that pointing it somewhere new recompiles (and so dumps)
+    # kernels the cache already holds, instead of silently writing nothing.
     key = (
         f"triton-{triton.__version__}-spine-{_package_version()}-{_build_id()}-"
-        f"llvm-{_C.llvm_version()}-{triple}-{cpu}-{features}"
+        f"llvm-{_C.llvm_version()}-{triple}-{cpu}-{features}-dump-{dump_path}"
     )
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
@@ -148,6 +154,35 @@ class CPUOptions:
         return hashlib.sha256(key.encode("utf-8")).hexdigest()
 
 
+def llvm_objdump() -> str:
+    """The pinned LLVM's objdump: Debian's binutils print RVV instructions as ``.4byte``."""
+    for tool in ("llvm-objdump-22", "/usr/lib/llvm-22/bin/llvm-objdump"):
+        if path := shutil.which(tool):
+            return path
+    raise RuntimeError("llvm-objdump-22 not found: install llvm-22 (apt-get install llvm-22)")
+
+
+def disassemble(path: Path, target: targets.Target, *flags: str) -> str:
+    """``llvm-objdump -d`` of an object or library built for ``target``."""
+    mattr = ["--mattr=+v"] if target.machine.startswith("riscv") else []
+    result = subprocess.run(
+        [llvm_objdump(), "-d", *mattr, *flags, str(path)], check=False, capture_output=True, text=True
+    )
+    if result.returncode != 0:
+        raise RuntimeError(f"spine-triton: llvm-objdump failed: {result.stderr}")
+    return result.stdout
+
+
+def _write_atomically(path: Path, data: str | bytes):
+    # Processes compiling the same kernel at once write the same files: never expose a torn one.
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    if isinstance(data, bytes):
+        tmp.write_bytes(data)
+    else:
+        tmp.write_text(data)
+    os.replace(tmp, path)
+
+
 def min_dot_size(lhs_type, rhs_type):
     return (1, 1, 1)
 
@@ -165,7 +200,8 @@ class CPUBackend(BaseBackend):
 
     def hash(self):
         t = self.cpu_target
-        return _backend_hash(t.triple, t.cpu, t.features)
+        dump_path = os.environ.get(DUMP_PATH_ENV)
+        return _backend_hash(t.triple, t.cpu, t.features, os.path.abspath(dump_path) if dump_path else "")
 
     def parse_options(self, opts) -> Any:
         args = {"arch": self.target.arch}
@@ -281,10 +317,14 @@ class CPUBackend(BaseBackend):
         state["llir"] = src
         return self._codegen(src, metadata, options, "asm").decode()
 
+    def make_obj(self, llir, metadata, options) -> bytes:
+        """The object file of optimized LLVM IR (the ``llir`` stage), as the library links it."""
+        return self._codegen(llir, metadata, options, "obj")
+
     def make_so(self, src, metadata, options, state):
         # The library is built from the same LLVM IR as the assembly, with LLVM's own object
         # emission: no external assembler has to understand every target extension.
-        obj = self._codegen(state["llir"], metadata, options, "obj")
+        obj = state["obj"] = self.make_obj(state["llir"], metadata, options)
         with tempfile.TemporaryDirectory() as tmp:
             obj_path = os.path.join(tmp, "kernel.o")
             so_path = os.path.join(tmp, "kernel.so")
@@ -308,5 +348,28 @@ class CPUBackend(BaseBackend):
         stages["llir"] = lambda src, metadata: self.make_llir(src, metadata, options)
         stages["asm"] = lambda src, metadata: self.make_asm(src, metadata, options, state)
         stages["so"] = lambda src, metadata: self.make_so(src, metadata, options, state)
+        if dump_path := os.environ.get(DUMP_PATH_ENV):
+            for ext, stage in stages.items():
+                stages[ext] = self._dumping(stage, ext, Path(dump_path), state)
         if knobs.runtime.add_stages_inspection_hook is not None:
             knobs.runtime.add_stages_inspection_hook(self, stages, options, language, None)
+
+    def _dumping(self, stage, ext, dump_path: Path, state):
+        """Wraps a stage to write its output to the dump directory as soon as it exists, so a
+        later stage's failure still leaves the earlier ones to read."""
+
+        def run(src, metadata):
+            out = stage(src, metadata)
+            # metadata["name"] is set by the linalg stage; the ttir stage's output is the module.
+            name = metadata.get("name") or out.get_entry_func_name()
+            folder = dump_path / f"{name}-{metadata['hash'][:10]}"
+            folder.mkdir(parents=True, exist_ok=True)
+            _write_atomically(folder / f"{name}.{ext}", out if isinstance(out, bytes) else str(out))
+            if ext == "so":
+                _write_atomically(folder / f"{name}.o", state["obj"])
+                if self.cpu_target.machine.startswith("riscv"):
+                    text = disassemble(folder / f"{name}.o", self.cpu_target)
+                    _write_atomically(folder / f"{name}.disasm", text)
+            return out
+
+        return run
