@@ -11,7 +11,10 @@ if [ ! -f build/dev/build.ninja ]; then
 fi
 ninja -C build/dev -j2 _C spine-triton-opt
 pkg=$($PY -c "import importlib.util, os; print(os.path.dirname(importlib.util.find_spec('spine_triton').origin))")
-cp build/dev/cpp/python/_C*.so "$pkg/"
+# Replace files by renaming a fresh copy over them: overwriting a shared library
+# in place crashes every process that has it loaded.
+install_file() { cp "$1" "$2.tmp.$$" && mv -f "$2.tmp.$$" "$2"; }
+for so in build/dev/cpp/python/_C*.so; do install_file "$so" "$pkg/$(basename "$so")"; done
 cp python/spine_triton/*.py "$pkg/"
-cp build/dev/bin/spine-triton-opt "$(dirname "$(command -v spine-triton-opt)")/"
+install_file build/dev/bin/spine-triton-opt "$(dirname "$(command -v spine-triton-opt)")/spine-triton-opt"
 echo "dev-install: updated $pkg"

@@ -183,6 +183,19 @@ struct TransLowering : OpConversionPattern<triton::TransOp> {
   }
 };
 
+/// Triton leaves the order of a reduction unspecified (GPUs reduce as a
+/// tree), so its floating-point combine may be reassociated: that is what
+/// lets LLVM vectorize sums and products.
+void allowReassociation(Operation *op) {
+  auto fastMath = dyn_cast<arith::ArithFastMathInterface>(op);
+  if (!fastMath)
+    return;
+  arith::FastMathFlags flags = fastMath.getFastMathFlagsAttr().getValue();
+  op->setAttr(fastMath.getFastMathAttrName(),
+              arith::FastMathFlagsAttr::get(op->getContext(),
+                                            flags | arith::FastMathFlags::reassoc));
+}
+
 /// tt.reduce has no identity value, so the first slice along the axis seeds
 /// the accumulator and linalg.reduce folds in the rest, in order. The combine
 /// region is called as combine(accumulator, next element).
@@ -246,7 +259,7 @@ struct ReduceLowering : OpConversionPattern<triton::ReduceOp> {
               mapping.map(combine.getArgument(n + i), args[i]);
             }
             for (Operation &inner : combine.without_terminator())
-              b.clone(inner, mapping);
+              allowReassociation(b.clone(inner, mapping));
             SmallVector<Value> yielded;
             for (Value v : combine.getTerminator()->getOperands())
               yielded.push_back(mapping.lookupOrDefault(v));
