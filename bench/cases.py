@@ -1,0 +1,164 @@
+"""What the suite measures: kernels, sizes per mode, the work each case does, and its roof.
+
+Plain Python (no torch, no triton) so the parent process, which only orchestrates workers and
+writes the report, never imports the compiler it is measuring.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+MODES = ("full", "quick", "smoke")
+PROVIDERS = ("spine-triton", "torch", "inductor", "numpy")
+
+
+@dataclass(frozen=True)
+class Kernel:
+    name: str
+    unit: str  # "GFLOP/s", "GB/s" or "us/launch"
+    roof: str | None  # "fma" (compute bound), "stream" (memory bound) or None
+    providers: tuple[str, ...]
+    sizes: dict[str, list[tuple[int, ...]]]
+    dtypes: tuple[str, ...] = ("fp32",)
+
+
+def _squares(*ns):
+    return [(n, n, n) for n in ns]
+
+
+_ALL = ("torch", "numpy", "inductor", "spine-triton")  # references first: a crash loses only ours
+
+KERNELS = {
+    k.name: k
+    for k in (
+        Kernel(
+            "matmul",
+            "GFLOP/s",
+            "fma",
+            _ALL,
+            {
+                "full": _squares(128, 256, 512, 1024, 2048, 4096),
+                "quick": _squares(128, 256, 512, 1024),
+                "smoke": _squares(64),
+            },
+            dtypes=("fp32", "fp16", "bf16"),
+        ),
+        Kernel(
+            "fused-mm-softmax",
+            "GFLOP/s",
+            "fma",
+            _ALL,
+            {
+                "full": _squares(128, 256, 512, 1024),
+                "quick": _squares(128, 256, 512),
+                "smoke": [(64, 48, 40)],
+            },
+        ),
+        Kernel(
+            "softmax",
+            "GB/s",
+            "stream",
+            _ALL,
+            {
+                "full": [(4096, n) for n in (256, 1024, 4096, 8192)],
+                "quick": [(4096, n) for n in (256, 1024, 4096)],
+                "smoke": [(16, 100)],
+            },
+        ),
+        Kernel(
+            "layer-norm",
+            "GB/s",
+            "stream",
+            _ALL,
+            {
+                "full": [(4096, n) for n in (512, 1024, 4096, 8192)],
+                "quick": [(4096, n) for n in (512, 1024, 4096)],
+                "smoke": [(16, 100)],
+            },
+        ),
+        Kernel(
+            "vector-add",
+            "GB/s",
+            "stream",
+            _ALL,
+            {
+                "full": [(2**p,) for p in (16, 20, 22, 25)],
+                "quick": [(2**p,) for p in (16, 20, 24)],
+                "smoke": [(1000,)],
+            },
+        ),
+        # One program on 16 elements: what a launch of a cached kernel costs.
+        Kernel("launch", "us/launch", None, ("torch", "spine-triton"), {mode: [(16,)] for mode in MODES}),
+    )
+}
+
+# fp32 matmul on one thread, set against the same size on all threads from the sweep.
+SCALING_SIZE = {"full": 1024, "quick": 512, "smoke": 64}
+SCALING_PROVIDERS = ("torch", "spine-triton")
+
+# Kernels whose cold and cached compile times are measured, each in fresh processes.
+COMPILE_PROBES = ("vector-add", "softmax", "layer-norm", "matmul", "fused-mm-softmax")
+
+
+@dataclass(frozen=True)
+class Case:
+    kernel: str
+    dtype: str
+    shape: tuple[int, ...]
+    threads: int = 0  # 0: all cores (the default of every provider)
+
+    @property
+    def spec(self) -> Kernel:
+        return KERNELS[self.kernel]
+
+    @property
+    def series(self) -> tuple[str, str, int]:
+        """Cases that differ only in size: a slow smaller size predicts a slower larger one."""
+        return self.kernel, self.dtype, self.threads
+
+    @property
+    def label(self) -> str:
+        if self.kernel == "matmul" and len(set(self.shape)) == 1:
+            return str(self.shape[0])
+        if self.kernel == "fused-mm-softmax":
+            return "{}x{}x{}".format(*self.shape)
+        return "x".join(map(str, self.shape))
+
+    @property
+    def work(self) -> float:
+        """FLOPs (compute-bound kernels) or bytes moved (memory-bound ones) per call."""
+        if self.kernel in ("matmul", "fused-mm-softmax"):
+            m, n, k = self.shape
+            return 2.0 * m * n * k  # the softmax's O(MN) is noise next to 2MNK
+        if self.kernel == "vector-add":
+            return 3.0 * 4 * self.shape[0]
+        if self.kernel in ("softmax", "layer-norm"):
+            return 2.0 * 4 * math.prod(self.shape)  # read x once, write y once, as the tutorials count
+        return 1.0
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+    @staticmethod
+    def from_json(data: dict) -> Case:
+        return Case(data["kernel"], data["dtype"], tuple(data["shape"]), data.get("threads", 0))
+
+
+def sweep(mode: str) -> list[Case]:
+    """Every case of a run, smallest size first within a series."""
+    cases = [
+        Case(k.name, dtype, shape) for k in KERNELS.values() for dtype in k.dtypes for shape in k.sizes[mode]
+    ]
+    n = SCALING_SIZE[mode]
+    cases.append(Case("matmul", "fp32", (n, n, n), threads=1))
+    return cases
+
+
+def providers(case: Case) -> tuple[str, ...]:
+    if case.threads:
+        return SCALING_PROVIDERS
+    if case.dtype != "fp32":
+        # numpy has no bf16, and its fp16 matmul is a scalar loop: not a reference anyone uses.
+        return tuple(p for p in case.spec.providers if p != "numpy")
+    return case.spec.providers

@@ -1,0 +1,279 @@
+"""The measuring process. run.py starts it and sends one case per line on stdin (JSON: the case and
+the providers to measure); it answers with JSON lines on its original stdout. A kernel that
+crashes the compiler or hangs takes this process down, not the run: the parent records the
+failure, starts a new worker and goes on.
+
+`worker.py --compile-probe KERNEL` instead times the first call of one kernel in this fresh
+process (compile, load and launch; TRITON_CACHE_DIR is set by the parent) and prints it.
+"""
+
+import argparse
+import faulthandler
+import json
+import os
+import re
+import statistics
+import sys
+import time
+from importlib.metadata import PackageNotFoundError, version
+
+import kernels
+import numpy as np
+import torch
+import torch.nn.functional as F
+import triton
+from cases import Case
+from timing import median_ms
+
+DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+# Largest error allowed relative to the largest |value| of the fp32 torch reference: a few ulps of
+# the output type, which also covers fp32 sums taken in another order.
+TOLERANCE = {"fp32": 1e-5, "fp16": 2e-3, "bf16": 1.6e-2}
+LAYER_NORM_EPS = 1e-5
+LAUNCHES = 2000  # per timed batch of the launch-overhead case
+
+
+class WrongResult(Exception):
+    pass
+
+
+def make_inputs(case: Case):
+    torch.manual_seed(0)
+    dtype = DTYPES[case.dtype]
+    if case.kernel == "matmul":
+        m, n, k = case.shape
+        return torch.randn(m, k, dtype=dtype), torch.randn(k, n, dtype=dtype)
+    if case.kernel == "fused-mm-softmax":
+        m, n, k = case.shape
+        # Scaled like attention scores, so the softmax is not one-hot.
+        return torch.randn(m, k) / k**0.5, torch.randn(k, n)
+    if case.kernel == "softmax":
+        return (torch.randn(case.shape),)
+    if case.kernel == "layer-norm":
+        m, n = case.shape
+        return -2.3 + 0.5 * torch.randn(m, n), torch.rand(n), torch.rand(n)
+    # vector-add, launch: the launch case also gets its (preallocated) output.
+    x, y = torch.rand(case.shape), torch.rand(case.shape)
+    return (x, y, torch.empty_like(x)) if case.kernel == "launch" else (x, y)
+
+
+def _torch_matmul(a, b):
+    return a @ b
+
+
+def _torch_fused_mm_softmax(a, b):
+    return torch.softmax(a @ b, dim=-1)
+
+
+def _torch_softmax(x):
+    return torch.softmax(x, dim=-1)
+
+
+def _torch_layer_norm(x, w, b):
+    return F.layer_norm(x, (x.shape[-1],), w, b, LAYER_NORM_EPS)
+
+
+def _torch_add(x, y):
+    return x + y
+
+
+def _torch_launch(x, y, out):
+    return torch.add(x, y, out=out)
+
+
+TORCH = {
+    "matmul": _torch_matmul,
+    "fused-mm-softmax": _torch_fused_mm_softmax,
+    "softmax": _torch_softmax,
+    "layer-norm": _torch_layer_norm,
+    "vector-add": _torch_add,
+    "launch": _torch_launch,
+}
+
+
+def _np_softmax(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _np_layer_norm(x, w, b):
+    return (x - x.mean(axis=-1, keepdims=True)) / np.sqrt(
+        x.var(axis=-1, keepdims=True) + LAYER_NORM_EPS
+    ) * w + b
+
+
+NUMPY = {
+    "matmul": np.matmul,
+    "fused-mm-softmax": lambda a, b: _np_softmax(a @ b),
+    "softmax": _np_softmax,
+    "layer-norm": _np_layer_norm,
+    "vector-add": np.add,
+}
+
+
+def _triton_launch(x, y, out, num_threads):
+    kernels.add_kernel[(1,)](x, y, out, x.numel(), BLOCK_SIZE=x.numel(), num_threads=num_threads)
+    return out
+
+
+TRITON = {
+    "matmul": kernels.matmul,
+    "fused-mm-softmax": kernels.fused_mm_softmax,
+    "softmax": kernels.softmax,
+    "layer-norm": lambda x, w, b, num_threads: kernels.layer_norm(x, w, b, LAYER_NORM_EPS, num_threads),
+    "vector-add": kernels.add,
+    "launch": _triton_launch,
+}
+
+
+def provider_fn(case: Case, provider: str, inputs):
+    """A no-argument callable returning the provider's output as a torch tensor."""
+    if provider == "spine-triton":
+        fn = TRITON[case.kernel]
+        return lambda: fn(*inputs, num_threads=case.threads)
+    if provider == "torch":
+        fn = TORCH[case.kernel]
+        return lambda: fn(*inputs)
+    if provider == "inductor":
+        # A fresh compile per case: no recompile limit to hit, no guessed dynamic shapes.
+        torch._dynamo.reset()
+        fn = torch.compile(TORCH[case.kernel], dynamic=False)
+        return lambda: fn(*inputs)
+    if provider == "numpy":
+        arrays = [t.numpy() for t in inputs]
+        fn = NUMPY[case.kernel]
+        return lambda: torch.from_numpy(np.asarray(fn(*arrays)))
+    raise ValueError(f"unknown provider {provider}")
+
+
+def check(case: Case, out, ref):
+    if out.shape != ref.shape:
+        raise WrongResult(f"wrong result: shape {tuple(out.shape)}, expected {tuple(ref.shape)}")
+    err = ((out.double() - ref.double()).abs().max() / ref.double().abs().max().clamp_min(1e-30)).item()
+    tol = TOLERANCE[case.dtype]
+    if not err <= tol:  # also catches NaN
+        raise WrongResult(f"wrong result: max |error| is {err:.2g} of max |reference| (tolerance {tol:g})")
+
+
+def launch_ms(fn):
+    """Milliseconds per call over long batches of back-to-back calls: the launch cost itself."""
+    fn()
+    batches = []
+    for _ in range(5):
+        start = time.perf_counter()
+        for _ in range(LAUNCHES):
+            fn()
+        batches.append((time.perf_counter() - start) / LAUNCHES * 1e3)
+    return statistics.median(batches)
+
+
+def measure(case: Case, provider: str, inputs, ref, default_threads: int, send) -> dict:
+    torch.set_num_threads(case.threads or default_threads)
+    try:
+        fn = provider_fn(case, provider, inputs)
+        check(case, fn(), ref)  # a wrong kernel gets no number
+        send(event="timing", provider=provider)
+        ms = launch_ms(fn) if case.kernel == "launch" else median_ms(fn)
+    finally:
+        torch.set_num_threads(default_threads)
+    result = {"ms": ms}
+    if provider == "spine-triton" and case.kernel == "matmul":
+        cfg = kernels.matmul_autotuned.best_config.kwargs
+        result["note"] = "best {BLOCK_SIZE_M}x{BLOCK_SIZE_N}x{BLOCK_SIZE_K} g{GROUP_SIZE_M}".format(**cfg)
+    return result
+
+
+def summary(error: BaseException) -> str:
+    """The error's first line; triton's CompilationError starts with a bare "at L:C:", so its
+    last line (the message) is added."""
+    lines = [line.strip() for line in str(error).strip().splitlines() if line.strip()]
+    text = lines[0] if lines else ""
+    if re.fullmatch(r"at \d+:\d+:", text) and len(lines) > 1:
+        text = f"{text} {lines[-1]}"
+    # The cache is a new temporary directory per run: naming it keeps messages comparable.
+    if cache := os.environ.get("TRITON_CACHE_DIR"):
+        text = text.replace(cache, "$TRITON_CACHE_DIR")
+    return f"{type(error).__name__}: {text}"
+
+
+def versions() -> dict:
+    try:
+        spine = version("spine-triton")
+    except PackageNotFoundError:
+        spine = "not installed"
+    return {
+        "torch": torch.__version__,
+        "triton": triton.__version__,
+        "numpy": np.__version__,
+        "spine-triton": spine,
+    }
+
+
+def serve():
+    # Inductor, triton and the kernels may print: only protocol lines go to the real stdout.
+    proto = os.fdopen(os.dup(1), "w", buffering=1)
+    os.dup2(2, 1)
+
+    def send(**message):
+        proto.write(json.dumps(message) + "\n")
+
+    default_threads = torch.get_num_threads()
+    send(event="hello", versions=versions(), threads=default_threads)
+    for line in sys.stdin:
+        request = json.loads(line)
+        case = Case.from_json(request["case"])
+        try:
+            inputs = make_inputs(case)
+            ref = TORCH[case.kernel](*(t.float() for t in inputs))
+        except Exception as e:  # noqa: BLE001 - e.g. out of memory: every provider fails the same way
+            for provider in request["providers"]:
+                send(event="result", provider=provider, error=summary(e))
+        else:
+            for provider in request["providers"]:
+                send(event="start", provider=provider)
+                try:
+                    result = measure(case, provider, inputs, ref, default_threads, send)
+                except Exception as e:  # noqa: BLE001 - recorded in the report, the run goes on
+                    send(event="result", provider=provider, error=summary(e))
+                else:
+                    send(event="result", provider=provider, **result)
+        send(event="done")
+
+
+def _probe_matmul():
+    a, b, c = torch.randn(64, 64), torch.randn(64, 64), torch.empty(64, 64)
+    kernels.matmul_kernel[(1,)](
+        a, b, c, 64, 64, 64, 64, 1, 64, 1, 64, 1, **kernels.MATMUL_CONFIGS[3].all_kwargs()
+    )
+
+
+# Small inputs: the first call is all compile, load and launch overhead.
+PROBES = {
+    "vector-add": lambda: kernels.add(torch.rand(1000), torch.rand(1000)),
+    "softmax": lambda: kernels.softmax(torch.randn(16, 100)),
+    "layer-norm": lambda: kernels.layer_norm(torch.randn(16, 100), torch.rand(100), torch.rand(100)),
+    # One config of the tutorial matmul (the autotuner would compile them all).
+    "matmul": _probe_matmul,
+    "fused-mm-softmax": lambda: kernels.fused_mm_softmax(torch.randn(64, 40), torch.randn(40, 48)),
+}
+
+
+def main():
+    faulthandler.enable()  # a crash leaves a Python stack in the worker log
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--compile-probe", choices=sorted(PROBES))
+    args = parser.parse_args()
+    if args.compile_probe is None:
+        serve()
+        return
+    start = time.perf_counter()
+    try:
+        PROBES[args.compile_probe]()
+    except Exception as e:  # noqa: BLE001 - reported in the compile-time table
+        print(json.dumps({"error": summary(e)}))
+    else:
+        print(json.dumps({"seconds": time.perf_counter() - start}))
+
+
+if __name__ == "__main__":
+    main()

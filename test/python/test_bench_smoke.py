@@ -1,0 +1,47 @@
+"""The benchmark suite still runs: `bench/run.py --smoke` on tiny sizes produces a report with a
+row for every kernel, dtype and section. Numbers are not checked (timing never goes in tests), and
+a kernel that fails to compile is a row with a failure, which is what the suite is for."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+# bench/ is a directory of scripts, not a package.
+sys.path.insert(0, str(BENCH))
+
+import cases
+
+
+def test_smoke_run_reports_every_kernel(tmp_path):
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / "run.py"), "--smoke", "--out", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    report = (tmp_path / "results.md").read_text()
+
+    for kernel in cases.KERNELS.values():
+        if kernel.name == "launch":
+            continue
+        for dtype in kernel.dtypes:
+            assert f"| {kernel.name} | {dtype} |" in report, f"no row for {kernel.name} {dtype}"
+    for section in ("## Machine limits", "## Matmul scaling", "## Launch overhead", "## Compile time"):
+        assert section in report
+    for probe in cases.COMPILE_PROBES:
+        assert f"| {probe} |" in report.split("## Compile time")[1]
+
+    # Every provider of every case either has a time or says why not.
+    data = json.loads((tmp_path / "results.json").read_text())
+    assert len(data["cases"]) == len(cases.sweep("smoke"))
+    for row in data["cases"]:
+        case = cases.Case.from_json(row["case"])
+        assert set(row["results"]) == set(cases.providers(case))
+        for result in row["results"].values():
+            assert {"ms", "error", "skipped"} & set(result), result
+    for limit in ("fma", "stream"):
+        assert {"all", "error"} & set(data["machine"][limit])
