@@ -87,6 +87,7 @@ struct ConvertTritonToLinalgPass
     populateDataMovementOpsToLinalgPatterns(converter, patterns);
     populateElementwiseExtrasToLinalgPatterns(converter, patterns);
     populateMemoryOpsToLinalgPatterns(converter, patterns);
+    populateDescriptorOpsPatterns(converter, patterns);
     populateAtomicOpsToLinalgPatterns(converter, patterns);
     populateScanOpsToLinalgPatterns(converter, patterns);
     populateDebugOpsPatterns(converter, patterns);

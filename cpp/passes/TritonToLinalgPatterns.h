@@ -37,6 +37,12 @@ void populateElementwiseExtrasToLinalgPatterns(TypeConverter &converter,
 void populateMemoryOpsToLinalgPatterns(TypeConverter &converter,
                                        RewritePatternSet &patterns);
 
+/// make_tensor_descriptor and descriptor load/store/reduce/gather/scatter ->
+/// guarded per-element accesses; registers on `converter` the 1:N conversion
+/// of !tt.tensordesc to its scalars (docs/kernel-abi.md).
+void populateDescriptorOpsPatterns(TypeConverter &converter,
+                                   RewritePatternSet &patterns);
+
 /// atomic_rmw, atomic_cas, atomic_load, atomic_store -> LLVM atomics per
 /// element, in program order.
 void populateAtomicOpsToLinalgPatterns(TypeConverter &converter,

@@ -42,12 +42,6 @@ def _bf16_bits(value: float) -> int:
     return (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
 
 
-def _descriptor_base(desc) -> int:
-    if desc.padding == "nan":
-        raise NotImplementedError("spine-triton: tensor descriptors with padding='nan' are not supported")
-    return desc.base.data_ptr()
-
-
 def _slots(ty, expr):
     """(struct code, expression) of every slot one argument of type `ty` fills."""
     if isinstance(ty, tuple):
@@ -57,13 +51,12 @@ def _slots(ty, expr):
     if ty.startswith("*"):
         return [("Q", f"{expr}.data_ptr()")]
     if ty.startswith("tensordesc"):
-        # The TTIR signature carries the descriptor then its shape (i32) and strides (i64).
+        # docs/kernel-abi.md, "Tensor descriptors": the descriptor's own slots (base, shape, strides,
+        # NaN padding), then the TTIR signature's `.shape.N` and `.stride.N` arguments.
         _, ndim = _parse_descriptor(ty)
-        return (
-            [("Q", f"_descriptor_base({expr})")]
-            + [("q", f"{expr}.shape[{i}]") for i in range(ndim)]
-            + [("q", f"{expr}.strides[{i}]") for i in range(ndim)]
-        )
+        dims = [("q", f"{expr}.shape[{i}]") for i in range(ndim)]
+        dims += [("q", f"{expr}.strides[{i}]") for i in range(ndim)]
+        return [("Q", f"{expr}.base.data_ptr()"), *dims, ("q", f"{expr}.padding == 'nan'"), *dims]
     if ty not in _SCALAR_SLOTS:
         raise TypeError(f"spine-triton: kernel arguments of type {ty} are not supported")
     code, template = _SCALAR_SLOTS[ty]
@@ -78,7 +71,7 @@ def make_arg_packer(signature):
     slots = [slot for param, ty in zip(params, signature) for slot in _slots(ty, param)]
     layout = struct.Struct("<" + "".join(code for code, _ in slots))
     source = f"def pack({', '.join(params)}):\n    return _pack({', '.join(expr for _, expr in slots)})\n"
-    scope = {"_pack": layout.pack, "_bf16_bits": _bf16_bits, "_descriptor_base": _descriptor_base}
+    scope = {"_pack": layout.pack, "_bf16_bits": _bf16_bits}
     # Generated code, like Triton's own argument binder: no per-argument dispatch at launch.
     exec(compile(source, "<spine-triton arg packer>", "exec"), scope)  # noqa: S102
     return scope["pack"]
