@@ -3,8 +3,8 @@
 // A libm call per element keeps LLVM from vectorizing a loop (and on RISC-V
 // there is no vector math library to fall back on). MLIR's polynomial
 // approximations turn the f32 functions into plain arithmetic; functions
-// without one are first expanded into ones that have (pow -> exp/log,
-// exp2 -> exp, sinh/cosh -> exp, ...).
+// without one are first expanded into ones that have (exp2 -> exp,
+// sinh/cosh -> exp, ...).
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,9 +27,10 @@ struct ApproximateMathPass : impl::ApproximateMathBase<ApproximateMathPass> {
     RewritePatternSet patterns(&getContext());
     // Expansions into functions that have an approximation. Rounding and
     // sqrt are left alone: LLVM has native vector instructions for them.
+    // pow is not expanded: exp(y * log(x)) is wrong for negative bases with
+    // integral exponents, which pow defines.
     math::populateExpansionPatterns(
-        patterns, {"sinh", "cosh", "asinh", "acosh", "atanh", "powf", "fpowi",
-                   "exp2"});
+        patterns, {"sinh", "cosh", "asinh", "acosh", "atanh", "exp2"});
     // sin and cos stay libm calls: upstream's approximation reduces the
     // argument in f32, so its error grows with |x| (3e-4 at 1e4), too much
     // for e.g. rotary embeddings.

@@ -75,10 +75,10 @@ def LowerStridedCopies : Pass<"spine-lower-strided-copies"> {
 def ApproximateMath : Pass<"spine-approximate-math"> {
   let summary = "Vectorizable polynomial approximations of math functions";
   let description = [{
-    Rewrites exp, exp2, log, log2, log1p, expm1, tanh, erf, atan, rsqrt, pow
-    and friends on f32 (and on f16/bf16 through f32) into arithmetic, so
-    loops over them vectorize instead of calling libm once per element. f64,
-    sin and cos keep the (accurate) libm calls.
+    Rewrites exp, exp2, log, log2, log1p, expm1, tanh, erf, atan, rsqrt and
+    friends on f32 (and on f16/bf16 through f32) into arithmetic, so loops
+    over them vectorize instead of calling libm once per element. f64, sin,
+    cos and pow keep the (accurate) libm calls.
   }];
   let dependentDialects = ["arith::ArithDialect", "math::MathDialect",
                            "vector::VectorDialect"];

@@ -27,6 +27,9 @@ from triton.backends.compiler import BaseBackend, GPUTarget, Language
 from . import targets
 
 ENTRY_SUFFIX = "__spine_entry"
+# The default of the vec_method option: "auto" or "none".
+VEC_METHOD_ENV = "SPINE_TRITON_VEC_METHOD"
+VEC_METHODS = ("auto", "none")
 DUMP_PATH_ENV = "SPINE_TRITON_DUMP_PATH"
 
 
@@ -127,6 +130,10 @@ class CPUOptions:
     num_threads: int = 0
     # A target name from spine_triton.targets ("native", "spacemit-x60", ...).
     arch: str | None = None
+    # "auto": tl.dot becomes the register-blocked vector micro-kernel where its shape allows;
+    # "none": it stays scalar loops (which LLVM may still auto-vectorize), to measure the difference.
+    # Unset: SPINE_TRITON_VEC_METHOD, else "auto".
+    vec_method: str = "auto"
     debug: bool = False
     sanitize_overflow: bool = True
     enable_fp_fusion: bool = True
@@ -148,6 +155,10 @@ class CPUOptions:
             raise ValueError(f"num_threads must be >= 0, got {self.num_threads}")
         if self.opt_level not in (0, 1, 2, 3):
             raise ValueError(f"opt_level must be 0..3, got {self.opt_level}")
+        if self.vec_method not in VEC_METHODS:
+            raise ValueError(
+                f"vec_method ({VEC_METHOD_ENV}) must be one of {VEC_METHODS}, got {self.vec_method!r}"
+            )
 
     def hash(self):
         key = "_".join(f"{name}-{val}" for name, val in sorted(self.__dict__.items()))
@@ -214,6 +225,7 @@ class CPUBackend(BaseBackend):
                 f"{self.target.arch!r}; use CPUDriver.set_current_arch_id instead"
             )
         args["enable_fp_fusion"] = knobs.language.fp_fusion_enabled(args.get("enable_fp_fusion"))
+        args.setdefault("vec_method", os.environ.get(VEC_METHOD_ENV, "auto"))
         if "extern_libs" in args:
             args["extern_libs"] = tuple(dict(args["extern_libs"]).items())
         return CPUOptions(**args)
@@ -267,6 +279,8 @@ class CPUBackend(BaseBackend):
         from . import _C
 
         bits, registers = targets.vector_registers(self.cpu_target)
+        if options.vec_method == "none":
+            bits = 0  # no vector fits: spine-vectorize-matmul leaves every matmul alone
         pipeline = f"builtin.module(spine-triton-pipeline{{vector-bits={bits} vector-registers={registers}}})"
         return _run(metadata["name"], "llmlir", _C.run_pipeline, src, pipeline)
 
@@ -291,6 +305,7 @@ class CPUBackend(BaseBackend):
             t.features,
             opt_level=options.opt_level,
             debug=options.debug,
+            dynamic_rounding_conversions=t.emulated,
         )
 
     def _codegen(self, llir, metadata, options, emit):

@@ -12,7 +12,7 @@ import time
 from triton.backends.compiler import GPUTarget
 from triton.backends.driver import DriverBase, _parse_descriptor
 
-from . import targets
+from . import emulation, targets
 from .compiler import ENTRY_SUFFIX
 
 # The name this package is registered under in the `triton.backends` entry-point group.
@@ -144,14 +144,6 @@ class CPULauncher:
     """Packs the arguments once per launch and runs the grid through spine_triton._C.launch."""
 
     def __init__(self, src, metadata):
-        target = targets.resolve(metadata.target.arch)
-        if not targets.runs_natively(target):
-            raise RuntimeError(
-                f"spine-triton: kernel '{metadata.name}' was compiled for {target.name} ({target.triple}) "
-                f"and cannot run natively on this {os.uname().machine} host; emulated execution under "
-                "qemu-user is not supported yet. Compiling for it works: use kernel.warmup(...) or "
-                "triton.compile(...) and read .asm['asm'] / .asm['so']."
-            )
         self.pack = make_arg_packer(list(src.signature.values()))
         self.num_threads = metadata.num_threads or _default_num_threads()
 
@@ -181,6 +173,44 @@ class CPULauncher:
             _raise_device_assert(state)
 
 
+class EmulatedLauncher:
+    """Runs the grid of a kernel compiled for RISC-V under qemu-user (see spine_triton.emulation)."""
+
+    def __init__(self, src, metadata, target):
+        num_threads = metadata.num_threads or _default_num_threads()
+        self.emulator = emulation.Emulator(
+            target, metadata.name + ENTRY_SUFFIX, list(src.signature.values()), num_threads
+        )
+
+    def __call__(
+        self,
+        gridX,
+        gridY,
+        gridZ,
+        stream,
+        function,
+        packed_metadata,
+        launch_metadata,
+        launch_enter_hook,
+        launch_exit_hook,
+        *args,
+    ):
+        if launch_enter_hook is not None:
+            launch_enter_hook(launch_metadata)
+        self.emulator.launch(function, (gridX, gridY, gridZ), args)
+        if launch_exit_hook is not None:
+            launch_exit_hook(launch_metadata)
+
+
+def make_launcher(src, metadata):
+    """The launcher of a compiled kernel: native, or under qemu-user for a RISC-V target on another
+    host (targets.resolve gives every target one of the two)."""
+    target = targets.resolve(metadata.target.arch)
+    if target.emulated:
+        return EmulatedLauncher(src, metadata, target)
+    return CPULauncher(src, metadata)
+
+
 class CPUUtils:
     @staticmethod
     def load_binary(name, kernel, shared, device):
@@ -192,6 +222,9 @@ class CPUUtils:
         cache = get_cache_manager(hashlib.sha256(kernel).hexdigest())
         file_name = f"{name}.so"
         path = cache.get_file(file_name) or cache.put(kernel, file_name, binary=True)
+        if targets.resolve(device).emulated:
+            # The runner loads the library inside the emulator: the launcher needs only its path.
+            return path, path, 0, 0, _NO_LIMIT
         module = ctypes.CDLL(path, mode=os.RTLD_LOCAL)
         entry = ctypes.cast(getattr(module, name + ENTRY_SUFFIX), ctypes.c_void_p).value
         try:
@@ -207,6 +240,8 @@ class CPUUtils:
     def unload_module(module):
         import _ctypes
 
+        if isinstance(module, str):  # an emulated kernel's library path: nothing is loaded here
+            return
         # dlopen counts loads of the same file: the state lives until the last one is unloaded.
         if (loads := _assert_loads.get(module._handle)) is not None:
             loads[1] -= 1
@@ -258,8 +293,8 @@ class CPUDriver(DriverBase):
     def __init__(self):
         super().__init__()
         self.utils = CPUUtils()
-        self.launcher_cls = CPULauncher
-        self.target_name = targets.NATIVE
+        self.launcher_cls = make_launcher
+        self.target_name = targets.default_name()
 
     @classmethod
     def is_active(cls):

@@ -13,7 +13,9 @@ VLEN, so code built this way is correct on any core with a VLEN of at least N.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
+import os
 import platform
 import shutil
 from dataclasses import dataclass
@@ -28,6 +30,9 @@ class Target:
     # The minimum vector length (bits) code may assume; 0 when the CPU name implies it.
     vlen: int = 0
     arch_id: int | None = None
+    # Runs on this host under qemu-user (spine_triton.emulation): compiled without what qemu 7.2
+    # cannot run (QEMU_MISSING_FEATURES, static-rounding vector conversions), for boards as well.
+    emulated: bool = False
 
     @property
     def machine(self) -> str:
@@ -71,6 +76,30 @@ def from_arch_id(arch_id: int | str) -> Target:
     return SPACEMIT_TARGETS[value]
 
 
+TARGET_ENV = "SPINE_TRITON_TARGET"
+# What SPINE_TRITON_TARGET=riscv64 selects: the X60, the core of the K1 boards.
+DEFAULT_RISCV_ARCH_ID = 0x503C
+
+
+def default_name() -> str:
+    """The target the driver starts with: ``SPINE_TRITON_TARGET`` (``native``, ``riscv64``, a
+    target name such as ``spacemit-x60`` or a SpacemiT arch id such as ``0x503C``), else native."""
+    value = os.environ.get(TARGET_ENV, "").strip()
+    if value in ("", NATIVE):
+        return NATIVE
+    if value == "riscv64":
+        return SPACEMIT_TARGETS[DEFAULT_RISCV_ARCH_ID].name
+    if value in _BY_NAME:
+        return value
+    try:
+        return from_arch_id(value).name
+    except ValueError:
+        raise ValueError(
+            f"{TARGET_ENV}={value!r}: expected {NATIVE!r}, 'riscv64', a target name "
+            f"({', '.join(_BY_NAME)}) or an arch id ({known_arch_ids()})"
+        ) from None
+
+
 @functools.cache
 def host() -> Target:
     from . import _C
@@ -78,12 +107,22 @@ def host() -> Target:
     return Target(NATIVE, _C.host_triple(), _C.host_cpu(), _C.host_features())
 
 
+# Extensions of these cores that LLVM emits on its own but qemu 7.2 (Debian 12's qemu-user) does
+# not implement. Off a riscv64 host kernels for these cores run under that qemu, so they are
+# compiled without them: the code runs there and on the boards alike.
+QEMU_MISSING_FEATURES = "-zicond,-zfa,-zcb,-zcmop,-zimop,-zvbb,-zvkb"
+
+
 def resolve(name: str) -> Target:
     """The target a ``GPUTarget.arch`` string names."""
     if name == NATIVE:
         return host()
     if name in _BY_NAME:
-        return _BY_NAME[name]
+        target = _BY_NAME[name]
+        if runs_natively(target):
+            return target
+        features = ",".join(f for f in (target.features, QEMU_MISSING_FEATURES) if f)
+        return dataclasses.replace(target, features=features, emulated=True)
     raise ValueError(
         f"unknown spine-triton target {name!r}; expected {NATIVE!r} or one of {', '.join(_BY_NAME)}"
     )

@@ -65,7 +65,7 @@ def test_unknown_arch_id_lists_known_ones():
 
 
 @pytest.mark.skipif(platform.machine() != "x86_64", reason="cross-compiles for RISC-V from x86-64")
-def test_spacemit_arch_compiles_for_riscv_but_does_not_run_on_x86():
+def test_spacemit_arch_compiles_for_riscv():
     # The spine-triton user idiom: pick a SpacemiT core by arch id.
     driver = CPUDriver()
     driver.set_current_arch_id("0xA03C")
@@ -77,8 +77,6 @@ def test_spacemit_arch_compiles_for_riscv_but_does_not_run_on_x86():
         kernel = add_kernel.warmup(x, y, out, 4096, BLOCK_SIZE=1024, grid=(4,))
         assert "vsetvli" in kernel.asm["asm"]  # RVV code for the X60 core
         assert kernel.asm["so"][:4] == b"\x7fELF" and kernel.asm["so"][18] == 243  # EM_RISCV
-        with pytest.raises(RuntimeError, match="cannot run natively"):
-            add_kernel[(4,)](x, y, out, 4096, BLOCK_SIZE=1024)
     finally:
         triton.runtime.driver.reset_active()
 

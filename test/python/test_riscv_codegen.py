@@ -1,0 +1,218 @@
+"""What the RISC-V code generator emits for the X60 (arch id 0x503C, RVV at VLEN 256), read from
+the `llvm-objdump-22 -d --mattr=+v` disassembly of the kernel libraries. Compiling for RISC-V works
+on any host; nothing here runs a kernel."""
+
+import re
+import shutil
+import subprocess
+
+import pytest
+import torch
+import triton
+import triton.language as tl
+from triton.backends.spine_triton.driver import CPUDriver
+
+pytestmark = pytest.mark.skipif(shutil.which("llvm-objdump-22") is None, reason="needs llvm-objdump-22")
+
+# One instruction line: address, encoding, mnemonic, operands.
+_LINE = re.compile(r"^\s*([0-9a-f]+):\s+(?:[0-9a-f]{4,8}\s+)+(\S+)\s*(.*)$")
+# A function's first line: `0000000000000a10 <name>:`.
+_FUNCTION = re.compile(r"^[0-9a-f]+ <(.+)>:$")
+# Conditional branches and `j` print their target as the first hexadecimal address.
+_BRANCH = re.compile(r"^(b[a-z]*|j)$")
+_TARGET = re.compile(r"0x([0-9a-f]+)")
+# Fused multiply-adds, scalar and vector (vfmacc, vfmadd, vfnmsac, vfwmacc, fmadd.s, ...).
+_FMA = re.compile(r"^(v?fn?m(add|sub)|vfw?n?m(acc|sac))\.")
+
+
+def rvv_disassembly(kernel, tmp_path) -> dict[str, list[tuple[int, str, str]]]:
+    """The instructions (address, mnemonic, operands) of every function of a compiled kernel."""
+    library = tmp_path / "kernel.so"
+    library.write_bytes(kernel.asm["so"])
+    text = subprocess.run(
+        ["llvm-objdump-22", "-d", "--mattr=+v", str(library)], check=True, capture_output=True, text=True
+    ).stdout
+    functions, current = {}, None
+    for line in text.splitlines():
+        if match := _FUNCTION.match(line):
+            current = functions.setdefault(match.group(1), [])
+        elif current is not None and (match := _LINE.match(line)):
+            current.append((int(match.group(1), 16), match.group(2), match.group(3)))
+    return functions
+
+
+def innermost_loops(instructions):
+    """The bodies of the innermost loops: [target, branch] of each backward branch, when no other
+    backward branch lies strictly inside it."""
+    loops = []
+    for address, mnemonic, operands in instructions:
+        target = _TARGET.search(operands) if _BRANCH.match(mnemonic) else None
+        if target and int(target.group(1), 16) <= address:
+            loops.append((int(target.group(1), 16), address))
+    innermost = [
+        (start, end)
+        for start, end in loops
+        if not any((s, e) != (start, end) and start <= s and e <= end for s, e in loops)
+    ]
+    return [[(m, o) for a, m, o in instructions if start <= a <= end] for start, end in innermost]
+
+
+def mnemonics(body):
+    return [m for m, _ in body]
+
+
+@pytest.fixture(autouse=True)
+def x60_driver():
+    driver = CPUDriver()
+    driver.set_current_arch_id("0x503C")
+    triton.runtime.driver.set_active(driver)
+    yield
+    triton.runtime.driver.reset_active()
+
+
+# The matmul of Triton's tutorial 03 (grouped program order, masked K tail), with the activation
+# left out.
+@triton.jit
+def matmul_kernel(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    M,
+    N,
+    K,
+    stride_am,
+    stride_ak,
+    stride_bk,
+    stride_bn,
+    stride_cm,
+    stride_cn,
+    BLOCK_SIZE_M: tl.constexpr,
+    BLOCK_SIZE_N: tl.constexpr,
+    BLOCK_SIZE_K: tl.constexpr,
+    GROUP_SIZE_M: tl.constexpr,
+):
+    pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
+    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
+    num_pid_in_group = GROUP_SIZE_M * num_pid_n
+    group_id = pid // num_pid_in_group
+    first_pid_m = group_id * GROUP_SIZE_M
+    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
+    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
+    pid_n = (pid % num_pid_in_group) // group_size_m
+    offs_am = (pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)) % M
+    offs_bn = (pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)) % N
+    offs_k = tl.arange(0, BLOCK_SIZE_K)
+    a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
+    b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
+    accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
+    for k in range(tl.cdiv(K, BLOCK_SIZE_K)):
+        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_SIZE_K, other=0.0)
+        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_SIZE_K, other=0.0)
+        accumulator = tl.dot(a, b, accumulator)
+        a_ptrs += BLOCK_SIZE_K * stride_ak
+        b_ptrs += BLOCK_SIZE_K * stride_bk
+    c = accumulator.to(c_ptr.dtype.element_ty)
+    offs_cm = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
+    offs_cn = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
+    c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
+    c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
+    tl.store(c_ptrs, c, mask=c_mask)
+
+
+def compile_matmul(**options):
+    M = N = K = 256
+    a, b, c = torch.empty(M, K), torch.empty(K, N), torch.empty(M, N)
+    return matmul_kernel.warmup(
+        a,
+        b,
+        c,
+        M,
+        N,
+        K,
+        *a.stride(),
+        *b.stride(),
+        *c.stride(),
+        BLOCK_SIZE_M=32,
+        BLOCK_SIZE_N=32,
+        BLOCK_SIZE_K=32,
+        GROUP_SIZE_M=8,
+        grid=(1,),
+        **options,
+    )
+
+
+def dot_loop(kernel, tmp_path):
+    """The innermost loop of the matmul with the most multiply-adds: the dot's K loop."""
+    loops = innermost_loops(rvv_disassembly(kernel, tmp_path)["matmul_kernel"])
+    return max(loops, key=lambda body: sum(1 for m in mnemonics(body) if _FMA.match(m)))
+
+
+def test_matmul_dot_loop_is_vector_fma(tmp_path):
+    body = mnemonics(dot_loop(compile_matmul(), tmp_path))
+    fmas = [m for m in body if m in ("vfmacc.vf", "vfmacc.vv")]
+    # Register blocked: a block of accumulators (MR rows x NR/VL vectors) per K step, not one.
+    assert len(fmas) >= 8, body
+    assert not [m for m in body if m in ("fmadd.s", "fmadd.d")], body
+
+
+def test_vec_method_none_leaves_the_dot_to_llvm(tmp_path):
+    # Without the micro-kernel no broadcast-A FMA (the micro-kernel's vfmacc.vf) is left anywhere.
+    blocked = rvv_disassembly(compile_matmul(), tmp_path)["matmul_kernel"]
+    plain = rvv_disassembly(compile_matmul(vec_method="none"), tmp_path)["matmul_kernel"]
+    assert "vfmacc.vf" in mnemonics((m, o) for _, m, o in blocked)
+    assert "vfmacc.vf" not in mnemonics((m, o) for _, m, o in plain)
+
+
+@triton.jit
+def softmax_kernel(out_ptr, in_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n_cols
+    x = tl.load(in_ptr + row * n_cols + offs, mask=mask, other=-float("inf"))
+    num = tl.exp(x - tl.max(x, axis=0))
+    tl.store(out_ptr + row * n_cols + offs, num / tl.sum(num, axis=0), mask=mask)
+
+
+def test_softmax_exp_is_vector_code(tmp_path):
+    x = torch.empty(4, 100)
+    kernel = softmax_kernel.warmup(x, x, 100, BLOCK=128, grid=(4,))
+    functions = rvv_disassembly(kernel, tmp_path)
+    assert not [name for name in functions if name.startswith(("exp", "__exp"))], list(functions)
+    body = mnemonics((m, o) for _, m, o in functions["softmax_kernel"])
+    # exp as a vector polynomial: vector multiply-adds, no scalar libm call per element.
+    assert sum(1 for m in body if _FMA.match(m) and m.startswith("v")) >= 3, body
+
+
+@triton.jit
+def reduce_kernel(x_ptr, sum_ptr, max_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * n_cols + offs, mask=offs < n_cols, other=0)
+    tl.store(sum_ptr + row, tl.sum(x, axis=0))
+    tl.store(max_ptr + row, tl.max(x, axis=0))
+
+
+def reduction_mnemonics(dtype, tmp_path):
+    x = torch.empty(4, 300, dtype=dtype)
+    kernel = reduce_kernel.warmup(x, x, x, 300, BLOCK=512, grid=(4,))
+    return mnemonics((m, o) for _, m, o in rvv_disassembly(kernel, tmp_path)["reduce_kernel"])
+
+
+def test_integer_reductions_use_vector_reductions(tmp_path):
+    body = reduction_mnemonics(torch.int32, tmp_path)
+    assert "vredsum.vs" in body and "vredmax.vs" in body, body
+
+
+def test_float_sum_uses_a_vector_reduction(tmp_path):
+    body = reduction_mnemonics(torch.float32, tmp_path)
+    assert [m for m in body if m.startswith(("vfredusum", "vfredosum"))], body
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="floating-point tl.max lowers to a sequential scalar compare loop (fle.s, feq.s): "
+    "its NaN-propagating maximum is not yet emitted as a vector reduction (vfredmax.vs plus a NaN check)",
+)
+def test_float_max_uses_a_vector_reduction(tmp_path):
+    assert "vfredmax.vs" in reduction_mnemonics(torch.float32, tmp_path)

@@ -1,0 +1,321 @@
+"""Kernels compiled for RISC-V (SpacemiT X60, RVV at VLEN 256) and run under qemu-user from this
+host, against torch: the path docs/kernel-abi.md, "Emulated RISC-V execution", describes.
+
+qemu is slow: sizes are small, but each kernel still covers masked tails, several programs and the
+vector code paths (the matmul micro-kernel, strip-mined reductions, gathers, atomics).
+"""
+
+import platform
+import re
+import shutil
+
+import pytest
+import torch
+import triton
+import triton.language as tl
+from spine_triton import emulation, targets
+from triton.backends.spine_triton.driver import CPUDriver, DeviceAssertionError
+
+pytestmark = [
+    pytest.mark.skipif(platform.machine() == "riscv64", reason="a riscv64 host runs RISC-V kernels natively"),
+    pytest.mark.skipif(
+        shutil.which("qemu-riscv64") is None,
+        reason="qemu-riscv64 is not installed (scripts/setup.sh installs qemu-user)",
+    ),
+]
+
+
+@pytest.fixture(autouse=True)
+def riscv_driver():
+    driver = CPUDriver()
+    driver.set_current_arch_id("0x503C")
+    triton.runtime.driver.set_active(driver)
+    yield driver
+    triton.runtime.driver.reset_active()
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+# One core of each kind: X60 (LLVM's spacemit-x60), X100 (RVA22 + V), X200 (RVA23).
+@pytest.mark.parametrize("arch_id", ["0x503C", "0x5064", "0x50C8"])
+def test_vector_add_runs_riscv_code(riscv_driver, arch_id):
+    riscv_driver.set_current_arch_id(arch_id)
+    n = 3000  # a partial last block
+    x, y = torch.rand(n), torch.rand(n)
+    out = torch.empty_like(x)
+    kernel = add_kernel[(triton.cdiv(n, 256),)](x, y, out, n, BLOCK=256)
+    assert kernel.asm["so"][18] == 243  # EM_RISCV: the library qemu ran is the RISC-V one
+    assert torch.equal(out, x + y)
+
+
+@triton.jit
+def softmax_kernel(out_ptr, in_ptr, in_stride, out_stride, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n_cols
+    x = tl.load(in_ptr + row * in_stride + offs, mask=mask, other=-float("inf"))
+    x = x - tl.max(x, axis=0)
+    num = tl.exp(x)
+    tl.store(out_ptr + row * out_stride + offs, num / tl.sum(num, axis=0), mask=mask)
+
+
+def test_softmax():
+    x = torch.randn(37, 100)
+    out = torch.empty_like(x)
+    softmax_kernel[(x.shape[0],)](out, x, x.stride(0), out.stride(0), x.shape[1], BLOCK=128)
+    torch.testing.assert_close(out, torch.softmax(x, dim=1))
+
+
+@triton.jit
+def matmul_kernel(
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    M,
+    N,
+    K,
+    stride_am,
+    stride_ak,
+    stride_bk,
+    stride_bn,
+    stride_cm,
+    stride_cn,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K)
+    a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k in range(tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] < K - k * BLOCK_K), other=0.0)
+        b = tl.load(b_ptrs, mask=(offs_k[:, None] < K - k * BLOCK_K) & (offs_n[None, :] < N), other=0.0)
+        acc += tl.dot(a, b)
+        a_ptrs += BLOCK_K * stride_ak
+        b_ptrs += BLOCK_K * stride_bk
+    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
+    tl.store(c_ptrs, acc, mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16], ids=["fp32", "fp16-to-fp32"])
+def test_matmul(dtype):
+    M, N, K = 40, 72, 50  # partial blocks on every axis
+    a, b = torch.randn(M, K).to(dtype), torch.randn(K, N).to(dtype)
+    c = torch.empty(M, N)
+    grid = (triton.cdiv(M, 16), triton.cdiv(N, 32))
+    matmul_kernel[grid](
+        a, b, c, M, N, K, *a.stride(), *b.stride(), *c.stride(), BLOCK_M=16, BLOCK_N=32, BLOCK_K=16
+    )
+    torch.testing.assert_close(c, a.float() @ b.float(), rtol=1e-4, atol=1e-4)
+
+
+@triton.jit
+def layer_norm_kernel(x_ptr, y_ptr, w_ptr, b_ptr, stride, N, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < N
+    x = tl.load(x_ptr + row * stride + cols, mask=mask, other=0.0)
+    mean = tl.sum(x, axis=0) / N
+    diff = tl.where(mask, x - mean, 0.0)
+    rstd = 1 / tl.sqrt(tl.sum(diff * diff, axis=0) / N + eps)
+    w = tl.load(w_ptr + cols, mask=mask)
+    b = tl.load(b_ptr + cols, mask=mask)
+    tl.store(y_ptr + row * stride + cols, diff * rstd * w + b, mask=mask)
+
+
+def test_layer_norm():
+    x = torch.randn(19, 200)
+    w, b = torch.randn(200), torch.randn(200)
+    y = torch.empty_like(x)
+    layer_norm_kernel[(x.shape[0],)](x, y, w, b, x.stride(0), x.shape[1], 1e-5, BLOCK=256)
+    torch.testing.assert_close(y, torch.nn.functional.layer_norm(x, (200,), w, b, 1e-5))
+
+
+@triton.jit
+def reduce_kernel(x_ptr, sum_ptr, max_ptr, min_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n_cols
+    x = tl.load(x_ptr + row * n_cols + offs, mask=mask, other=0)
+    tl.store(sum_ptr + row, tl.sum(x, axis=0))
+    tl.store(max_ptr + row, tl.max(tl.where(mask, x, -(2**30)), axis=0))
+    tl.store(min_ptr + row, tl.min(tl.where(mask, x, 2**30), axis=0))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.int32])
+def test_reductions(dtype):
+    x = (torch.randn(9, 300) * 100).to(dtype)
+    sums, maxs, mins = (torch.empty(9, dtype=dtype) for _ in range(3))
+    reduce_kernel[(9,)](x, sums, maxs, mins, 300, BLOCK=512)
+    torch.testing.assert_close(sums, x.sum(dim=1, dtype=dtype), rtol=1e-5, atol=1e-3)
+    assert torch.equal(maxs, x.amax(dim=1)) and torch.equal(mins, x.amin(dim=1))
+
+
+@triton.jit
+def gather_scatter_kernel(src_ptr, idx_ptr, dst_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    idx = tl.load(idx_ptr + offs, mask=mask, other=0)
+    # Read through the index tensor, write through it too: dst[idx[i]] = 2 * src[idx[i]].
+    tl.store(dst_ptr + idx, tl.load(src_ptr + idx, mask=mask) * 2, mask=mask)
+
+
+def test_gather_scatter_through_index_tensor():
+    n = 1000
+    src = torch.randn(n)
+    idx = torch.randperm(n, dtype=torch.int64)[: n - 100].to(torch.int32)
+    dst = torch.zeros(n)
+    gather_scatter_kernel[(triton.cdiv(n - 100, 128),)](src, idx, dst, n - 100, BLOCK=128)
+    ref = torch.zeros(n)
+    ref[idx.long()] = src[idx.long()] * 2
+    assert torch.equal(dst, ref)
+
+
+@triton.jit
+def histogram_kernel(x_ptr, hist_ptr, n, BINS: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=0)
+    tl.atomic_add(hist_ptr + x % BINS, 1, mask=mask)
+
+
+def test_atomic_add_histogram_with_threads():
+    n = 32 * 64 - 5
+    x = torch.randint(0, 1000, (n,), dtype=torch.int32)
+    hist = torch.zeros(16, dtype=torch.int32)
+    # Two OpenMP threads inside the emulator contend for the same bins.
+    histogram_kernel[(triton.cdiv(n, 64),)](x, hist, n, BINS=16, BLOCK=64, num_threads=2)
+    assert torch.equal(hist, torch.bincount(x % 16, minlength=16).to(torch.int32))
+
+
+@triton.jit
+def cast_kernel(x_ptr, f16_ptr, bf16_ptr, i32_ptr, u8_ptr, f64_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(f16_ptr + offs, x.to(tl.float16), mask=mask)
+    tl.store(bf16_ptr + offs, x.to(tl.bfloat16), mask=mask)
+    tl.store(i32_ptr + offs, x.to(tl.int32), mask=mask)
+    tl.store(u8_ptr + offs, x.to(tl.int32).to(tl.uint8), mask=mask)
+    tl.store(f64_ptr + offs, x.to(tl.float64), mask=mask)
+
+
+def test_dtype_casts():
+    n = 500
+    x = torch.randn(n) * 300
+    outs = [
+        torch.empty(n, dtype=t)
+        for t in (torch.float16, torch.bfloat16, torch.int32, torch.uint8, torch.float64)
+    ]
+    cast_kernel[(triton.cdiv(n, 128),)](x, *outs, n, BLOCK=128)
+    assert torch.equal(outs[0], x.half())
+    assert torch.equal(outs[1], x.bfloat16())
+    assert torch.equal(outs[2], x.int())
+    assert torch.equal(outs[3], x.int().to(torch.uint8))
+    assert torch.equal(outs[4], x.double())
+
+
+@triton.jit
+def to_int_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask).to(out_ptr.dtype.element_ty), mask=mask)
+
+
+@pytest.mark.parametrize(
+    "src, dst, scale",
+    [
+        (torch.float32, torch.int64, 1e6),
+        (torch.float16, torch.int32, 1e3),
+        (torch.float64, torch.int8, 30.0),
+        (torch.float64, torch.int64, 1e12),
+        (torch.float32, torch.int16, 5e3),
+    ],
+)
+def test_float_to_int_truncates_towards_zero(src, dst, scale):
+    # Vector conversions truncate, also at .5 and at values just off an integer.
+    n = 700
+    x = (torch.randn(n, dtype=torch.float64) * scale).to(src)
+    x[:6] = torch.tensor([0.5, -0.5, 1.5, -1.5, 2.9999, -2.9999]).to(src)
+    out = torch.empty(n, dtype=dst)
+    to_int_kernel[(triton.cdiv(n, 128),)](x, out, n, BLOCK=128)
+    assert torch.equal(out, x.to(dst))
+
+
+def test_conversions_avoid_static_rounding():
+    # qemu 7.2 aborts translating vfcvt.rtz.*: code built to run under it rounds dynamically.
+    x, out = torch.empty(256), torch.empty(256, dtype=torch.int32)
+    asm = to_int_kernel.warmup(x, out, 256, BLOCK=128, grid=(2,)).asm["asm"]
+    assert "vfcvt.x.f.v" in asm and not re.search(r"\bv\w*cvt\.rtz", asm)
+
+
+def test_float_to_uint32_above_int32():
+    x = torch.tensor([0.0, 1.5, 2**31 + 256.0, 4e9, 7.99], dtype=torch.float32).repeat(40)
+    out = torch.empty(200, dtype=torch.uint32)
+    to_int_kernel[(2,)](x, out, 200, BLOCK=128)
+    assert torch.equal(out.to(torch.int64), x.to(torch.int64))
+
+
+def test_aliased_arguments_share_memory():
+    # x is both an input and the output, and y a view into x: the arena keeps them one storage.
+    base = torch.rand(2048)
+    x, y = base[:1024], base[1024:]
+    expected = x + y
+    add_kernel[(4,)](x, y, x, 1024, BLOCK=256)
+    assert torch.equal(base[:1024], expected)
+
+
+def test_empty_grid_runs_nothing():
+    x = torch.rand(8)
+    out = torch.full_like(x, -1.0)
+    add_kernel[(0,)](x, x, out, 8, BLOCK=16)
+    assert torch.equal(out, torch.full_like(x, -1.0))
+
+
+def test_guest_crash_is_a_clear_error():
+    # An index 8 GiB past the source: the gather faults inside the emulator.
+    src, dst = torch.zeros(16), torch.zeros(16)
+    idx = torch.full((16,), 2**31 - 1, dtype=torch.int32)
+    with pytest.raises(emulation.EmulationError, match=r"(?s)killed by SIGSEGV.*stderr:"):
+        gather_scatter_kernel[(1,)](src, idx, dst, 16, BLOCK=16)
+
+
+@triton.jit
+def checked_kernel(x_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.device_print("x", x)
+    tl.device_assert(x >= 0, "negative input")
+    tl.store(x_ptr + offs, x + 1)
+
+
+def test_device_print_and_assert(capfd):
+    x = torch.arange(8, dtype=torch.int32)
+    checked_kernel[(2,)](x, BLOCK=4, debug=True)
+    assert torch.equal(x, torch.arange(1, 9, dtype=torch.int32))
+    out = capfd.readouterr().out.splitlines()
+    assert "pid (1, 0, 0) idx (3) x: 7" in out, out
+    x[5] = -1
+    with pytest.raises(DeviceAssertionError, match="negative input") as info:
+        checked_kernel[(2,)](x, BLOCK=4, debug=True)
+    assert info.value.pid == (1, 0, 0) and info.value.file == __file__
+
+
+def test_target_environment_variable(monkeypatch):
+    monkeypatch.setenv(targets.TARGET_ENV, "riscv64")
+    assert CPUDriver().get_current_target().arch == "spacemit-x60"
+    monkeypatch.setenv(targets.TARGET_ENV, "0xA03C")
+    assert CPUDriver().get_current_target().arch == "spacemit-a60"
+    monkeypatch.setenv(targets.TARGET_ENV, "x86")
+    with pytest.raises(ValueError, match="SPINE_TRITON_TARGET='x86'"):
+        CPUDriver()
