@@ -105,11 +105,18 @@ class Worker:
         line, self.buffer = self.buffer.split(b"\n", 1)
         return json.loads(line)
 
-    def stop(self):
-        if self.proc is not None:
+    def stop(self, grace: float = 0.0):
+        """Ends the worker: closing its stdin lets it exit (and torch.compile shut its pools down)
+        within `grace` seconds, else it is killed."""
+        if self.proc is None:
+            return
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(grace)
+        except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait()
-            self.proc = None
+        self.proc = None
 
     def _died(self, phase: str) -> str:
         returncode = self.proc.wait()
@@ -303,8 +310,8 @@ def main(argv=None) -> int:
         try:
             data["cases"] = run_sweep(mode, selected, ours, references)
         finally:
-            ours.stop()
-            references.stop()
+            ours.stop(grace=30)
+            references.stop(grace=30)
         data["versions"] = (references.hello or ours.hello).get("versions", {})
         probes = [k for k in cases.COMPILE_PROBES if not args.only or k in args.only]
         data["compile"] = run_compile_probes(probes, env, tmp, log, TIMEOUT_SECONDS[mode])
