@@ -124,11 +124,6 @@ class Worker:
         site = _crash_site(Path(self.log.name), self.log_offset)
         return f"worker died ({_describe_exit(returncode)}) {phase}{site}; see worker.log"
 
-    @staticmethod
-    def _next(pending: list[str], results: dict) -> str:
-        """Blamed when the worker fails before saying which provider it started."""
-        return next(p for p in pending if p not in results)
-
     def run(self, case: Case, providers: list[str], timeout: float) -> dict[str, dict]:
         """{provider: {"ms": ...} or {"error": ...}} for each provider of `case`."""
         results: dict[str, dict] = {}
@@ -136,6 +131,7 @@ class Worker:
         while pending:
             # The provider the worker said it started and has not finished, and what it is doing.
             current, phase = None, "before starting a provider"
+            failure = None
             try:
                 if self.proc is None:
                     self._start()
@@ -147,18 +143,22 @@ class Worker:
                     if message["event"] == "start":
                         current, phase = message["provider"], "in its first call"
                     elif message["event"] == "timing":
-                        phase = "while timing"
+                        current, phase = None, "while timing"
                     else:
                         current = None
                         results[message.pop("provider")] = {k: v for k, v in message.items() if k != "event"}
                 if message is None:
-                    results[current or self._next(pending, results)] = {"error": self._died(phase)}
+                    failure = {"error": self._died(phase)}
             except BrokenPipeError:
-                results[current or self._next(pending, results)] = {"error": self._died(phase)}
+                failure = {"error": self._died(phase)}
             except TimeoutError:
                 self.stop()
-                culprit = current or self._next(pending, results)
-                results[culprit] = {"error": f"timed out after {timeout:.0f} s {phase}", "timeout": True}
+                failure = {"error": f"timed out after {timeout:.0f} s {phase}", "timeout": True}
+            if failure:
+                unfinished = [p for p in pending if p not in results]
+                # While timing, the providers take turns: the failure is every unfinished one's.
+                for provider in unfinished if phase == "while timing" else [current or unfinished[0]]:
+                    results[provider] = dict(failure)
             pending = [p for p in providers if p not in results]
         return results
 
@@ -191,9 +191,7 @@ class Budget:
             self.timed_out.add(key)
 
 
-def run_sweep(mode: str, selected: list[Case], ours: Worker, references: Worker) -> list[dict]:
-    """Measures every case; spine-triton runs in its own worker so that restarting it after a
-    crash does not pay for torch.compile's start-up again."""
+def run_sweep(mode: str, selected: list[Case], worker: Worker) -> list[dict]:
     budget = Budget(MAX_CALL_SECONDS[mode])
     rows = []
     for i, case in enumerate(selected, 1):
@@ -205,12 +203,9 @@ def run_sweep(mode: str, selected: list[Case], ours: Worker, references: Worker)
                 results[provider] = {"skipped": reason}
             else:
                 to_run.append(provider)
-        for worker, providers in (
-            (references, [p for p in to_run if p != "spine-triton"]),
-            (ours, [p for p in to_run if p == "spine-triton"]),
-        ):
-            if providers:
-                results.update(worker.run(case, providers, TIMEOUT_SECONDS[mode]))
+        if to_run:
+            results.update(worker.run(case, to_run, TIMEOUT_SECONDS[mode]))
+        results = {p: results[p] for p in cases.providers(case)}  # the report's column order
         for provider, result in results.items():
             budget.record(case, provider, result)
         row = {
@@ -306,13 +301,12 @@ def main(argv=None) -> int:
 
         data["machine"] = machine.measure(mode, tmp)
         print(f"machine: {report.describe_machine(data['machine'])}", flush=True)
-        ours, references = Worker(env, log), Worker(env, log)
+        worker = Worker(env, log)
         try:
-            data["cases"] = run_sweep(mode, selected, ours, references)
+            data["cases"] = run_sweep(mode, selected, worker)
         finally:
-            ours.stop(grace=30)
-            references.stop(grace=30)
-        data["versions"] = (references.hello or ours.hello).get("versions", {})
+            worker.stop(grace=30)
+        data["versions"] = worker.hello.get("versions", {})
         probes = [k for k in cases.COMPILE_PROBES if not args.only or k in args.only]
         data["compile"] = run_compile_probes(probes, env, tmp, log, TIMEOUT_SECONDS[mode])
     data["load_end"] = os.getloadavg()

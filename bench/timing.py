@@ -1,9 +1,13 @@
 """Wall-clock timing shared by every provider, and the benchmarker the matmul autotuner uses.
 
+The providers of a case are timed in turns (one call of each per round), so that on a shared
+machine they all see the same quiet and busy moments and their ratios stay meaningful even when
+absolute times do not.
+
 triton.testing.do_bench always makes at least 8 calls (one, five to estimate, a warm-up, a timed
 one), which is minutes for a 4096 matmul running at a few GFLOP/s. This loop does what do_bench
 does (a warm-up call, the cache cleared through the active driver before every timed call, the
-median) but stops after `min_reps` timed calls once the time budget is spent.
+median) but stops after `min_rounds` rounds once the time budget is spent.
 """
 
 import statistics
@@ -12,29 +16,49 @@ import time
 from triton.runtime import driver
 
 
-def _times_ms(fn, budget_ms, min_reps, max_reps):
+def _rounds_ms(fns: dict, budget_ms: float, min_rounds: int, max_rounds: int) -> dict[str, list[float]]:
     active = driver.active
     cache = active.get_empty_cache_for_benchmark()
-    fn()
-    times = []
-    deadline = time.perf_counter() + budget_ms / 1e3
-    while len(times) < min_reps or (len(times) < max_reps and time.perf_counter() < deadline):
-        # As do_bench does: inputs start out of cache, the same for every provider.
-        active.clear_cache(cache)
-        start = time.perf_counter()
+    for fn in fns.values():
         fn()
-        times.append((time.perf_counter() - start) * 1e3)
+    times = {name: [] for name in fns}
+    deadline = time.perf_counter() + budget_ms / 1e3
+    rounds = 0
+    while rounds < min_rounds or (rounds < max_rounds and time.perf_counter() < deadline):
+        for name, fn in fns.items():
+            # As do_bench does: inputs start out of cache, the same for every provider.
+            active.clear_cache(cache)
+            start = time.perf_counter()
+            fn()
+            times[name].append((time.perf_counter() - start) * 1e3)
+        rounds += 1
     return times
 
 
-def median_ms(fn):
-    """Median wall-clock milliseconds of `fn()`."""
-    return statistics.median(_times_ms(fn, budget_ms=200, min_reps=3, max_reps=2000))
+def median_ms(fns: dict) -> dict[str, float]:
+    """Median wall-clock milliseconds of each no-argument callable, timed in turns."""
+    times = _rounds_ms(fns, budget_ms=200 * len(fns), min_rounds=3, max_rounds=2000)
+    return {name: statistics.median(t) for name, t in times.items()}
+
+
+def launch_ms(fns: dict, calls: int = 2000, batches: int = 5) -> dict[str, float]:
+    """Milliseconds per call over batches of back-to-back calls (no cache clearing: the cost of
+    the call itself), batches taken in turns; the median batch."""
+    for fn in fns.values():
+        fn()
+    times = {name: [] for name in fns}
+    for _ in range(batches):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            times[name].append((time.perf_counter() - start) / calls * 1e3)
+    return {name: statistics.median(t) for name, t in times.items()}
 
 
 def tuning_bench(fn, quantiles):
     """The autotuner's benchmarker (`do_bench=`): fewer calls than the final measurement, as it
     only ranks configs (one timed call when that takes longer than the budget); returns the
     requested quantiles, as do_bench does."""
-    times = sorted(_times_ms(fn, budget_ms=50, min_reps=1, max_reps=100))
+    times = sorted(_rounds_ms({"config": fn}, budget_ms=50, min_rounds=1, max_rounds=100)["config"])
     return [times[min(len(times) - 1, int(q * len(times)))] for q in quantiles]

@@ -12,7 +12,6 @@ import faulthandler
 import json
 import os
 import re
-import statistics
 import sys
 import time
 from importlib.metadata import PackageNotFoundError, version
@@ -23,14 +22,13 @@ import torch
 import torch.nn.functional as F
 import triton
 from cases import Case
-from timing import median_ms
+from timing import launch_ms, median_ms
 
 DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
 # Largest error allowed relative to the largest |value| of the fp32 torch reference: a few ulps of
 # the output type, which also covers fp32 sums taken in another order.
 TOLERANCE = {"fp32": 1e-5, "fp16": 2e-3, "bf16": 1.6e-2}
 LAYER_NORM_EPS = 1e-5
-LAUNCHES = 2000  # per timed batch of the launch-overhead case
 
 
 class WrongResult(Exception):
@@ -155,32 +153,19 @@ def check(case: Case, out, ref):
         raise WrongResult(f"wrong result: max |error| is {err:.2g} of max |reference| (tolerance {tol:g})")
 
 
-def launch_ms(fn):
-    """Milliseconds per call over long batches of back-to-back calls: the launch cost itself."""
-    fn()
-    batches = []
-    for _ in range(5):
-        start = time.perf_counter()
-        for _ in range(LAUNCHES):
-            fn()
-        batches.append((time.perf_counter() - start) / LAUNCHES * 1e3)
-    return statistics.median(batches)
+def prepare(case: Case, provider: str, inputs, ref):
+    """The provider's callable, after its first call (compile, autotune) gave a checked result:
+    a wrong kernel gets no number."""
+    fn = provider_fn(case, provider, inputs)
+    check(case, fn(), ref)
+    return fn
 
 
-def measure(case: Case, provider: str, inputs, ref, default_threads: int, send) -> dict:
-    torch.set_num_threads(case.threads or default_threads)
-    try:
-        fn = provider_fn(case, provider, inputs)
-        check(case, fn(), ref)  # a wrong kernel gets no number
-        send(event="timing", provider=provider)
-        ms = launch_ms(fn) if case.kernel == "launch" else median_ms(fn)
-    finally:
-        torch.set_num_threads(default_threads)
-    result = {"ms": ms}
+def note(case: Case, provider: str) -> dict:
     if provider == "spine-triton" and case.kernel == "matmul":
         cfg = kernels.matmul_autotuned.best_config.kwargs
-        result["note"] = "best {BLOCK_SIZE_M}x{BLOCK_SIZE_N}x{BLOCK_SIZE_K} g{GROUP_SIZE_M}".format(**cfg)
-    return result
+        return {"note": "best {BLOCK_SIZE_M}x{BLOCK_SIZE_N}x{BLOCK_SIZE_K} g{GROUP_SIZE_M}".format(**cfg)}
+    return {}
 
 
 def summary(error: BaseException) -> str:
@@ -222,6 +207,8 @@ def serve():
     for line in sys.stdin:
         request = json.loads(line)
         case = Case.from_json(request["case"])
+        # spine-triton takes the case's thread count as its num_threads launch option.
+        torch.set_num_threads(case.threads or default_threads)
         try:
             inputs = make_inputs(case)
             ref = TORCH[case.kernel](*(t.float() for t in inputs))
@@ -229,14 +216,18 @@ def serve():
             for provider in request["providers"]:
                 send(event="result", provider=provider, error=summary(e))
         else:
+            fns = {}
             for provider in request["providers"]:
                 send(event="start", provider=provider)
                 try:
-                    result = measure(case, provider, inputs, ref, default_threads, send)
+                    fns[provider] = prepare(case, provider, inputs, ref)
                 except Exception as e:  # noqa: BLE001 - recorded in the report, the run goes on
                     send(event="result", provider=provider, error=summary(e))
-                else:
-                    send(event="result", provider=provider, **result)
+            send(event="timing")
+            times = launch_ms(fns) if case.kernel == "launch" else median_ms(fns)
+            for provider, ms in times.items():
+                send(event="result", provider=provider, ms=ms, **note(case, provider))
+        torch.set_num_threads(default_threads)
         send(event="done")
 
 
