@@ -169,6 +169,37 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const TargetSpec &spec,
 /// Parses LLVM IR text and configures it for `machine`: triple, data layout
 /// and per-function CPU/features, so the stored IR reproduces the same code
 /// with a plain `llc`.
+/// LLVM's code generators round f32 to bf16 (on targets without native
+/// bf16, even for a bf16 select or phi) by calling __truncsfbf2, which the
+/// C runtimes here (libgcc 12) do not have. Each kernel carries its own
+/// round-to-nearest-even definition, hidden so kernels never share it.
+void defineTruncSFBF2(llvm::Module &module) {
+  constexpr llvm::StringLiteral name = "__truncsfbf2";
+  if (llvm::Function *existing = module.getFunction(name);
+      existing && !existing->isDeclaration())
+    return;
+  llvm::LLVMContext &ctx = module.getContext();
+  auto *type = llvm::FunctionType::get(llvm::Type::getBFloatTy(ctx),
+                                       {llvm::Type::getFloatTy(ctx)}, false);
+  auto *fn = llvm::cast<llvm::Function>(
+      module.getOrInsertFunction(name, type).getCallee());
+  fn->setLinkage(llvm::GlobalValue::WeakAnyLinkage);
+  fn->setVisibility(llvm::GlobalValue::HiddenVisibility);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(ctx, "entry", fn));
+  llvm::Value *x = fn->getArg(0);
+  llvm::Value *bits = b.CreateBitCast(x, b.getInt32Ty());
+  llvm::Value *high = b.CreateLShr(bits, 16);
+  llvm::Value *lsb = b.CreateAnd(high, 1);
+  llvm::Value *rounded =
+      b.CreateLShr(b.CreateAdd(bits, b.CreateAdd(lsb, b.getInt32(0x7fff))), 16);
+  // NaNs stay (quiet) NaNs instead of rounding into infinity.
+  llvm::Value *quietNaN = b.CreateOr(high, 0x40);
+  llvm::Value *result =
+      b.CreateSelect(b.CreateFCmpUNO(x, x), quietNaN, rounded);
+  b.CreateRet(b.CreateBitCast(b.CreateTrunc(result, b.getInt16Ty()),
+                              llvm::Type::getBFloatTy(ctx)));
+}
+
 std::unique_ptr<llvm::Module> parseAndConfigure(const std::string &llir,
                                                 llvm::LLVMContext &ctx,
                                                 llvm::TargetMachine &machine,
@@ -186,6 +217,7 @@ std::unique_ptr<llvm::Module> parseAndConfigure(const std::string &llir,
     return nullptr;
   module->setTargetTriple(machine.getTargetTriple());
   module->setDataLayout(machine.createDataLayout());
+  defineTruncSFBF2(*module);
   for (llvm::Function &fn : *module) {
     if (fn.isDeclaration())
       continue;
