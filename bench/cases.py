@@ -27,7 +27,8 @@ def _squares(*ns):
     return [(n, n, n) for n in ns]
 
 
-_ALL = ("torch", "numpy", "inductor", "spine-triton")  # references first: a crash loses only ours
+# spine-triton first: when its first call crashes the worker, no other provider's work is lost.
+_ALL = ("spine-triton", "torch", "numpy", "inductor")
 
 KERNELS = {
     k.name: k
@@ -89,13 +90,13 @@ KERNELS = {
             },
         ),
         # One program on 16 elements: what a launch of a cached kernel costs.
-        Kernel("launch", "us/launch", None, ("torch", "spine-triton"), {mode: [(16,)] for mode in MODES}),
+        Kernel("launch", "us/launch", None, ("spine-triton", "torch"), {mode: [(16,)] for mode in MODES}),
     )
 }
 
 # fp32 matmul on one thread, set against the same size on all threads from the sweep.
 SCALING_SIZE = {"full": 1024, "quick": 512, "smoke": 64}
-SCALING_PROVIDERS = ("torch", "spine-triton")
+SCALING_PROVIDERS = ("spine-triton", "torch")
 
 # Kernels whose cold and cached compile times are measured, each in fresh processes.
 COMPILE_PROBES = ("vector-add", "softmax", "layer-norm", "matmul", "fused-mm-softmax")

@@ -203,7 +203,7 @@ def serve():
         proto.write(json.dumps(message) + "\n")
 
     default_threads = torch.get_num_threads()
-    send(event="hello", versions=versions(), threads=default_threads)
+    send(event="hello", versions=versions())
     for line in sys.stdin:
         request = json.loads(line)
         case = Case.from_json(request["case"])
