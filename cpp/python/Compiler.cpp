@@ -217,7 +217,9 @@ std::unique_ptr<llvm::Module> parseAndConfigure(const std::string &llir,
     return nullptr;
   module->setTargetTriple(machine.getTargetTriple());
   module->setDataLayout(machine.createDataLayout());
-  defineTruncSFBF2(*module);
+  // Only kernels that handle bf16 values need the rounding helper.
+  if (llvm::StringRef(llir).contains("bfloat"))
+    defineTruncSFBF2(*module);
   for (llvm::Function &fn : *module) {
     if (fn.isDeclaration())
       continue;
