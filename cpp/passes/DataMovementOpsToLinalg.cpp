@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/TensorBuilders.h"
 #include "passes/TritonToLinalgPatterns.h"
 #include "triton/Dialect.h"
 
@@ -20,23 +21,6 @@
 
 namespace mlir::spine {
 namespace {
-
-Value createEmpty(OpBuilder &b, Location loc, RankedTensorType type) {
-  return tensor::EmptyOp::create(b, loc, type.getShape(),
-                                 type.getElementType());
-}
-
-RankedTensorType convertTensorType(const TypeConverter &converter, Type type) {
-  return dyn_cast_or_null<RankedTensorType>(converter.convertType(type));
-}
-
-/// One group holding every dimension of a rank-`rank` tensor.
-SmallVector<ReassociationIndices> allDims(int64_t rank) {
-  ReassociationIndices group;
-  for (int64_t d = 0; d < rank; ++d)
-    group.push_back(d);
-  return {group};
-}
 
 /// The row-major 1-D view of `value` (itself when it is 1-D already).
 Value flatten(OpBuilder &b, Location loc, Value value) {

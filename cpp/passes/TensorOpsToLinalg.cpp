@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/TensorBuilders.h"
 #include "passes/TritonToLinalgPatterns.h"
 #include "triton/Dialect.h"
 
@@ -18,15 +19,6 @@
 
 namespace mlir::spine {
 namespace {
-
-Value createEmpty(OpBuilder &b, Location loc, RankedTensorType type) {
-  return tensor::EmptyOp::create(b, loc, type.getShape(),
-                                 type.getElementType());
-}
-
-RankedTensorType convertTensorType(const TypeConverter &converter, Type type) {
-  return dyn_cast_or_null<RankedTensorType>(converter.convertType(type));
-}
 
 struct MakeRangeLowering : OpConversionPattern<triton::MakeRangeOp> {
   using OpConversionPattern::OpConversionPattern;
@@ -148,12 +140,6 @@ struct ReshapeLowering : OpConversionPattern<triton::ReshapeOp> {
     Location loc = op.getLoc();
     Value value = adaptor.getSrc();
     auto srcType = cast<RankedTensorType>(value.getType());
-    auto allDims = [](int64_t rank) {
-      ReassociationIndices group;
-      for (int64_t d = 0; d < rank; ++d)
-        group.push_back(d);
-      return SmallVector<ReassociationIndices>{group};
-    };
     if (srcType.getRank() != 1)
       value = tensor::CollapseShapeOp::create(rewriter, loc, value,
                                               allDims(srcType.getRank()));
