@@ -8,6 +8,7 @@ the Triton cache entry (``CompiledKernel.asm``) next to the shared library. With
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import os
@@ -80,15 +81,20 @@ def _run(kernel: str, stage: str, fn, *args, **kwargs):
         raise KernelCompileError(kernel, stage, str(e)) from None
 
 
+def _build_files() -> list[Path]:
+    """The files whose bytes make up the build id: the compiled module and this package's Python
+    sources."""
+    from . import _C
+
+    return [Path(_C.__file__), *sorted(Path(__file__).parent.glob("*.py"))]
+
+
 @functools.cache
 def _build_id() -> str:
     """Hash of the compiled module and of this package's Python sources: any rebuild or edit of
     the backend invalidates cached kernels."""
-    from . import _C
-
     digest = hashlib.sha256()
-    package = Path(__file__).parent
-    for path in [Path(_C.__file__), *sorted(package.glob("*.py"))]:
+    for path in _build_files():
         digest.update(path.read_bytes())
     return digest.hexdigest()
 
@@ -104,18 +110,47 @@ def _package_version() -> str:
 
 
 @functools.cache
-def _backend_hash(triple: str, cpu: str, features: str, dump_path: str) -> str:
+def _loaded_llvm_version() -> str:
+    """The version of the libLLVM this process runs, which generates the code: a distribution
+    update of the shared library changes it without rebuilding ``_C`` (whose
+    ``llvm_version()`` is the version it was built against)."""
+    import ctypes
+
+    from . import _C  # noqa: F401 (loads libLLVM)
+
+    with open("/proc/self/maps") as maps:
+        paths = {line.split()[-1] for line in maps if "/libLLVM" in line}
+    for path in sorted(paths):
+        try:
+            get_version = ctypes.CDLL(path, mode=os.RTLD_LOCAL).LLVMGetVersion
+        except (OSError, AttributeError):
+            continue
+        parts = [ctypes.c_uint() for _ in range(3)]
+        get_version(*(ctypes.byref(p) for p in parts))
+        return ".".join(str(p.value) for p in parts)
+    return "unknown"  # a statically linked LLVM: the build id covers it
+
+
+def backend_key(target: targets.Target, dump_path: str) -> str:
+    """Everything about the compiler and the target that changes a kernel's code (the options
+    and triton's own environment knobs are hashed by triton next to it)."""
     import triton
 
     from . import _C
 
+    # The whole target: triple, CPU, features, arch id, VLEN, and whether it runs under qemu.
+    target_key = ",".join(f"{f.name}={getattr(target, f.name)}" for f in dataclasses.fields(target))
     # The dump directory is in the key so that pointing it somewhere new recompiles (and so dumps)
     # kernels the cache already holds, instead of silently writing nothing.
-    key = (
+    return (
         f"triton-{triton.__version__}-spine-{_package_version()}-{_build_id()}-"
-        f"llvm-{_C.llvm_version()}-{triple}-{cpu}-{features}-dump-{dump_path}"
+        f"llvm-{_C.llvm_version()}-{_loaded_llvm_version()}-target-{target_key}-dump-{dump_path}"
     )
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+@functools.cache
+def _backend_hash(target: targets.Target, dump_path: str) -> str:
+    return hashlib.sha256(backend_key(target, dump_path).encode("utf-8")).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -210,9 +245,8 @@ class CPUBackend(BaseBackend):
         self.cpu_target = targets.resolve(target.arch)
 
     def hash(self):
-        t = self.cpu_target
         dump_path = os.environ.get(DUMP_PATH_ENV)
-        return _backend_hash(t.triple, t.cpu, t.features, os.path.abspath(dump_path) if dump_path else "")
+        return _backend_hash(self.cpu_target, os.path.abspath(dump_path) if dump_path else "")
 
     def parse_options(self, opts) -> Any:
         args = {"arch": self.target.arch}

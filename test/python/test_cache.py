@@ -47,10 +47,10 @@ CHILD = textwrap.dedent("""
 """)
 
 
-def run_child(cache_dir, workdir):
+def run_child(cache_dir, workdir, extra_env=None):
     script = workdir / "child.py"
     script.write_text(CHILD)
-    env = dict(os.environ, TRITON_CACHE_DIR=str(cache_dir))
+    env = dict(os.environ, TRITON_CACHE_DIR=str(cache_dir), **(extra_env or {}))
     result = subprocess.run(
         [sys.executable, str(script)], env=env, capture_output=True, text=True, check=False, timeout=600
     )
