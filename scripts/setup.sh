@@ -28,7 +28,8 @@ PY=${PYTHON:-python3}
 # torch is pinned to the CPU build the machines carry; triton to the version
 # whose TTIR and .td files the passes are written against.
 $PY -m pip install -q torch==2.13.0 triton==3.9.0 numpy nanobind scikit-build-core \
-  pytest pytest-xdist lit filecheck
+  pytest pytest-xdist lit filecheck \
+  matplotlib pandas # triton.testing.perf_report (examples/gemm_autotune.py)
 
 # ccache makes a rebuild from a fresh clone cheap; the base dir makes its
 # entries reusable across clones at different paths.

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import ctypes
+import functools
 import hashlib
 import os
 import struct
 import sys
 import time
+from pathlib import Path
 
 from triton.backends.compiler import GPUTarget
 from triton.backends.driver import DriverBase, _parse_descriptor
@@ -19,8 +21,9 @@ from .compiler import ENTRY_SUFFIX
 BACKEND_NAME = "spine_triton"
 # A generous bound on any on-chip memory a kernel could ask for: CPU kernels use none.
 _NO_LIMIT = 2**31 - 1
-# Larger than the last-level cache of the machines we run on, so clearing it evicts the inputs.
-_BENCH_CACHE_BYTES = 64 * 1024 * 1024
+# The least the benchmarker writes between timed runs to evict their inputs from the caches.
+_MIN_BENCH_CACHE_BYTES = 64 * 1024 * 1024
+_SIZE_UNITS = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
 
 # Struct code (little-endian, padded to an 8-byte slot) and Python expression per scalar type
 # string, as docs/kernel-abi.md lays the slots out.
@@ -261,6 +264,28 @@ class CPUUtils:
         }
 
 
+@functools.cache
+def largest_cache_bytes() -> int:
+    """The size of this machine's largest CPU cache (sysfs, e.g. ``32768K``), 0 if unknown."""
+    largest = 0
+    for path in Path("/sys/devices/system/cpu").glob("cpu*/cache/index*/size"):
+        try:
+            text = path.read_text().strip()
+        except OSError:
+            continue
+        if text[-1:] in _SIZE_UNITS and text[:-1].isdigit():
+            largest = max(largest, int(text[:-1]) * _SIZE_UNITS[text[-1]])
+        elif text.isdigit():
+            largest = max(largest, int(text))
+    return largest
+
+
+def bench_cache_bytes() -> int:
+    """What clearing the cache between benchmark runs writes: twice the largest cache, at least
+    64 MiB (when sysfs does not say, as on some RISC-V boards)."""
+    return max(_MIN_BENCH_CACHE_BYTES, 2 * largest_cache_bytes())
+
+
 class WallClockEvent:
     """A torch.cuda.Event look-alike: CPU launches are synchronous, so wall-clock time is exact."""
 
@@ -329,6 +354,7 @@ class CPUDriver(DriverBase):
         return CPUDeviceInterface
 
     def get_benchmarker(self):
+        """Wall-clock timing (WallClockEvent): CPU launches return when the grid is done."""
         from triton.testing import do_bench
 
         return do_bench
@@ -336,9 +362,11 @@ class CPUDriver(DriverBase):
     def get_empty_cache_for_benchmark(self):
         import torch
 
-        return torch.empty(_BENCH_CACHE_BYTES // 4, dtype=torch.int32)
+        return torch.empty(bench_cache_bytes() // 4, dtype=torch.int32)
 
     def clear_cache(self, cache):
+        # Writing every byte evicts whatever the previous run left in any cache level, so each
+        # timed run starts from memory as a first call would.
         cache.zero_()
 
     def map_python_to_cpp_type(self, ty: str) -> str:
