@@ -6,10 +6,37 @@ Each host wrapper takes torch CPU tensors and returns the output, like the tutor
 `num_threads` is spine-triton's launch option (0: SPINE_TRITON_NUM_THREADS or all cores).
 """
 
+import sys
+from pathlib import Path
+
 import torch
 import triton
 import triton.language as tl
 from timing import tuning_bench
+
+# The tutorial matmul and the user's fused matmul + softmax are the examples' kernels: one definition
+# in examples/ (tutorial_matmul.py, fused_mm_softmax.py), which is a directory of scripts.
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+import tutorial_matmul
+from fused_mm_softmax import fused_mm_softmax, fused_mm_softmax_kernel
+from tutorial_matmul import MATMUL_CONFIGS, matmul_kernel
+
+# worker.py reaches the kernels and their wrappers through this module.
+__all__ = [
+    "MATMUL_CONFIGS",
+    "add",
+    "add_kernel",
+    "fused_mm_softmax",
+    "fused_mm_softmax_kernel",
+    "layer_norm",
+    "layer_norm_fwd_kernel",
+    "matmul",
+    "matmul_autotuned",
+    "matmul_kernel",
+    "softmax",
+    "softmax_kernel",
+    "tutorial_matmul",
+]
 
 # Tutorial 01: vector add.
 
@@ -149,185 +176,11 @@ def layer_norm(x, weight, bias, eps=1e-5, num_threads=0):
 
 # Tutorial 03: matmul with grouped program ordering, autotuned over GPU-style tiles.
 
-MATMUL_CONFIGS = [
-    triton.Config(
-        {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8},
-        num_stages=3,
-        num_warps=8,
-    ),
-    triton.Config(
-        {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 128, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8},
-        num_stages=4,
-        num_warps=4,
-    ),
-    triton.Config(
-        {"BLOCK_SIZE_M": 128, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
-        num_stages=4,
-        num_warps=4,
-    ),
-    triton.Config(
-        {"BLOCK_SIZE_M": 64, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 64, "GROUP_SIZE_M": 8},
-        num_stages=4,
-        num_warps=4,
-    ),
-    triton.Config(
-        {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 64, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8},
-        num_stages=5,
-        num_warps=2,
-    ),
-]
-
-
-@triton.jit
-def matmul_kernel(
-    a_ptr,
-    b_ptr,
-    c_ptr,
-    M,
-    N,
-    K,
-    stride_am,
-    stride_ak,
-    stride_bk,
-    stride_bn,
-    stride_cm,
-    stride_cn,
-    BLOCK_SIZE_M: tl.constexpr,
-    BLOCK_SIZE_N: tl.constexpr,
-    BLOCK_SIZE_K: tl.constexpr,
-    GROUP_SIZE_M: tl.constexpr,
-):
-    pid = tl.program_id(axis=0)
-    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
-    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
-    num_pid_in_group = GROUP_SIZE_M * num_pid_n
-    group_id = pid // num_pid_in_group
-    first_pid_m = group_id * GROUP_SIZE_M
-    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
-    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
-    pid_n = (pid % num_pid_in_group) // group_size_m
-    offs_am = (pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)) % M
-    offs_bn = (pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)) % N
-    offs_k = tl.arange(0, BLOCK_SIZE_K)
-    a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
-    b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
-    accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
-    for k in range(tl.cdiv(K, BLOCK_SIZE_K)):
-        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_SIZE_K, other=0.0)
-        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_SIZE_K, other=0.0)
-        accumulator = tl.dot(a, b, accumulator)
-        a_ptrs += BLOCK_SIZE_K * stride_ak
-        b_ptrs += BLOCK_SIZE_K * stride_bk
-    c = accumulator.to(c_ptr.dtype.element_ty)
-    offs_cm = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
-    offs_cn = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
-    c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
-    c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
-    tl.store(c_ptrs, c, mask=c_mask)
-
-
 # The suite's benchmarker ranks the configs: triton's default makes 8+ calls per config.
-matmul_autotuned = triton.autotune(configs=MATMUL_CONFIGS, key=["M", "N", "K"], do_bench=tuning_bench)(
-    matmul_kernel
-)
+matmul_autotuned = tutorial_matmul.autotuned(do_bench=tuning_bench)
 
 
 def matmul(a, b, num_threads=0):
     """C = A @ B in A's dtype with fp32 accumulation. The autotuner keys on the shapes and dtypes
     only, so another `num_threads` reuses the config tuned for the default."""
-    M, K = a.shape
-    K, N = b.shape
-    c = torch.empty((M, N), dtype=a.dtype)
-
-    def grid(META):
-        return (triton.cdiv(M, META["BLOCK_SIZE_M"]) * triton.cdiv(N, META["BLOCK_SIZE_N"]),)
-
-    matmul_autotuned[grid](
-        a,
-        b,
-        c,
-        M,
-        N,
-        K,
-        a.stride(0),
-        a.stride(1),
-        b.stride(0),
-        b.stride(1),
-        c.stride(0),
-        c.stride(1),
-        num_threads=num_threads,
-    )
-    return c
-
-
-# The spine-triton user's fused kernel (seeds/000): softmax of each row of A @ B, one program per
-# BLOCK_M rows holding the whole row of the product.
-
-
-@triton.jit
-def fused_mm_softmax_kernel(
-    a_ptr,
-    b_ptr,
-    c_ptr,
-    M,
-    N,
-    K,
-    stride_am,
-    stride_ak,
-    stride_bk,
-    stride_bn,
-    stride_cm,
-    stride_cn,
-    BLOCK_M: tl.constexpr,
-    BLOCK_N: tl.constexpr,
-    BLOCK_K: tl.constexpr,
-):
-    pid = tl.program_id(0)
-    offs_m = pid * BLOCK_M + tl.arange(0, BLOCK_M)
-    offs_n = tl.arange(0, BLOCK_N)
-    offs_k = tl.arange(0, BLOCK_K)
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in range(0, K, BLOCK_K):
-        a = tl.load(
-            a_ptr + offs_m[:, None] * stride_am + (k + offs_k)[None, :] * stride_ak,
-            mask=(offs_m[:, None] < M) & ((k + offs_k)[None, :] < K),
-            other=0.0,
-        )
-        b = tl.load(
-            b_ptr + (k + offs_k)[:, None] * stride_bk + offs_n[None, :] * stride_bn,
-            mask=((k + offs_k)[:, None] < K) & (offs_n[None, :] < N),
-            other=0.0,
-        )
-        acc += tl.dot(a, b)
-    acc = tl.where(offs_n[None, :] < N, acc, -float("inf"))
-    acc = acc - tl.max(acc, axis=1)[:, None]
-    num = tl.exp(acc)
-    out = num / tl.sum(num, axis=1)[:, None]
-    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
-    tl.store(c_ptrs, out, mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
-
-
-def fused_mm_softmax(a, b, num_threads=0):
-    M, K = a.shape
-    K, N = b.shape
-    c = torch.empty((M, N), dtype=torch.float32)
-    BLOCK_M, BLOCK_K = 32, 32
-    fused_mm_softmax_kernel[(triton.cdiv(M, BLOCK_M),)](
-        a,
-        b,
-        c,
-        M,
-        N,
-        K,
-        a.stride(0),
-        a.stride(1),
-        b.stride(0),
-        b.stride(1),
-        c.stride(0),
-        c.stride(1),
-        BLOCK_M=BLOCK_M,
-        BLOCK_N=triton.next_power_of_2(N),
-        BLOCK_K=BLOCK_K,
-        num_threads=num_threads,
-    )
-    return c
+    return tutorial_matmul.matmul(a, b, matmul_autotuned, num_threads=num_threads)

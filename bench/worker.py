@@ -233,9 +233,7 @@ def serve():
 
 def _probe_matmul():
     a, b, c = torch.randn(64, 64), torch.randn(64, 64), torch.empty(64, 64)
-    kernels.matmul_kernel[(1,)](
-        a, b, c, 64, 64, 64, 64, 1, 64, 1, 64, 1, **kernels.MATMUL_CONFIGS[3].all_kwargs()
-    )
+    kernels.tutorial_matmul.launch(kernels.matmul_kernel, a, b, c, **kernels.MATMUL_CONFIGS[3].all_kwargs())
 
 
 # Small inputs: the first call is all compile, load and launch overhead.

@@ -22,12 +22,16 @@ import sys
 import tempfile
 from array import array
 from collections import Counter
+from pathlib import Path
 
 import torch
 import triton
-import triton.language as tl
 from spine_triton import emulation, targets
 from triton.backends.spine_triton.driver import CPUDriver
+
+# The tutorial matmul is defined once, in examples/ (a directory of scripts).
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
+import tutorial_matmul
 
 CLASSES = ("vector FMA", "other vector", "scalar FP", "other")
 # vfmacc, vfnmsac, vfwmacc, vfmadd, ... and the integer vmacc, vmadd, vwmacc.
@@ -50,66 +54,17 @@ def classify(mnemonic: str) -> str:
     return "other"
 
 
-@triton.jit
-def matmul_kernel(
-    a_ptr,
-    b_ptr,
-    c_ptr,
-    M,
-    N,
-    K,
-    stride_am,
-    stride_ak,
-    stride_bk,
-    stride_bn,
-    stride_cm,
-    stride_cn,
-    BLOCK_SIZE_M: tl.constexpr,
-    BLOCK_SIZE_N: tl.constexpr,
-    BLOCK_SIZE_K: tl.constexpr,
-    GROUP_SIZE_M: tl.constexpr,
-):
-    """Triton's tutorial 03 matmul, without the activation."""
-    pid = tl.program_id(axis=0)
-    num_pid_m = tl.cdiv(M, BLOCK_SIZE_M)
-    num_pid_n = tl.cdiv(N, BLOCK_SIZE_N)
-    num_pid_in_group = GROUP_SIZE_M * num_pid_n
-    group_id = pid // num_pid_in_group
-    first_pid_m = group_id * GROUP_SIZE_M
-    group_size_m = min(num_pid_m - first_pid_m, GROUP_SIZE_M)
-    pid_m = first_pid_m + ((pid % num_pid_in_group) % group_size_m)
-    pid_n = (pid % num_pid_in_group) // group_size_m
-    offs_am = (pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)) % M
-    offs_bn = (pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)) % N
-    offs_k = tl.arange(0, BLOCK_SIZE_K)
-    a_ptrs = a_ptr + (offs_am[:, None] * stride_am + offs_k[None, :] * stride_ak)
-    b_ptrs = b_ptr + (offs_k[:, None] * stride_bk + offs_bn[None, :] * stride_bn)
-    accumulator = tl.zeros((BLOCK_SIZE_M, BLOCK_SIZE_N), dtype=tl.float32)
-    for k in range(tl.cdiv(K, BLOCK_SIZE_K)):
-        a = tl.load(a_ptrs, mask=offs_k[None, :] < K - k * BLOCK_SIZE_K, other=0.0)
-        b = tl.load(b_ptrs, mask=offs_k[:, None] < K - k * BLOCK_SIZE_K, other=0.0)
-        accumulator = tl.dot(a, b, accumulator)
-        a_ptrs += BLOCK_SIZE_K * stride_ak
-        b_ptrs += BLOCK_SIZE_K * stride_bk
-    c = accumulator.to(c_ptr.dtype.element_ty)
-    offs_cm = pid_m * BLOCK_SIZE_M + tl.arange(0, BLOCK_SIZE_M)
-    offs_cn = pid_n * BLOCK_SIZE_N + tl.arange(0, BLOCK_SIZE_N)
-    c_ptrs = c_ptr + stride_cm * offs_cm[:, None] + stride_cn * offs_cn[None, :]
-    c_mask = (offs_cm[:, None] < M) & (offs_cn[None, :] < N)
-    tl.store(c_ptrs, c, mask=c_mask)
-
-
 def traced_matmul(size: int, block: int, vec_method: str, log: str):
     """Runs the matmul once under qemu with its logs going to `log`; returns the library path."""
     a, b = torch.randn(size, size), torch.randn(size, size)
     c = torch.empty(size, size)
-    grid = (triton.cdiv(size, block) ** 2,)
-    args = (a, b, c, size, size, size, *a.stride(), *b.stride(), *c.stride())
     blocks = {"BLOCK_SIZE_M": block, "BLOCK_SIZE_N": block, "BLOCK_SIZE_K": block, "GROUP_SIZE_M": 8}
     flags = os.environ.get(emulation.QEMU_FLAGS_ENV, "")
     os.environ[emulation.QEMU_FLAGS_ENV] = f"{flags} -d strace,in_asm,exec,nochain -D {log}"
     try:
-        kernel = matmul_kernel[grid](*args, **blocks, num_threads=1, vec_method=vec_method)
+        kernel = tutorial_matmul.launch(
+            tutorial_matmul.matmul_kernel, a, b, c, **blocks, num_threads=1, vec_method=vec_method
+        )
     finally:
         os.environ[emulation.QEMU_FLAGS_ENV] = flags
     torch.testing.assert_close(c, a @ b, rtol=1e-4, atol=1e-3)

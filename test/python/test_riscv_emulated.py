@@ -8,6 +8,8 @@ vector code paths (the matmul micro-kernel, strip-mined reductions, gathers, ato
 import platform
 import re
 import shutil
+import sys
+from pathlib import Path
 
 import pytest
 import torch
@@ -15,6 +17,10 @@ import triton
 import triton.language as tl
 from spine_triton import emulation, targets
 from triton.backends.spine_triton.driver import CPUDriver, DeviceAssertionError
+
+# The arguments every matmul kernel starts with: one definition, in examples/ (a directory of scripts).
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
+from tutorial_matmul import matmul_args
 
 pytestmark = [
     pytest.mark.skipif(platform.machine() == "riscv64", reason="a riscv64 host runs RISC-V kernels natively"),
@@ -113,9 +119,7 @@ def test_matmul(dtype):
     a, b = torch.randn(M, K).to(dtype), torch.randn(K, N).to(dtype)
     c = torch.empty(M, N)
     grid = (triton.cdiv(M, 16), triton.cdiv(N, 32))
-    matmul_kernel[grid](
-        a, b, c, M, N, K, *a.stride(), *b.stride(), *c.stride(), BLOCK_M=16, BLOCK_N=32, BLOCK_K=16
-    )
+    matmul_kernel[grid](*matmul_args(a, b, c), BLOCK_M=16, BLOCK_N=32, BLOCK_K=16)
     torch.testing.assert_close(c, a.float() @ b.float(), rtol=1e-4, atol=1e-4)
 
 
