@@ -13,6 +13,7 @@ APT_PACKAGES=(
   llvm-22-dev libmlir-22-dev mlir-22-tools llvm-22-tools clang-22 lld-22 # the pinned LLVM 22.1.8
   ccache ninja-build                                                     # fast rebuilds
   gcc-riscv64-linux-gnu g++-riscv64-linux-gnu qemu-user                  # emulated RISC-V runs
+  gdb                                                                    # debug builds' line info
 )
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do

@@ -169,9 +169,13 @@ class CPUOptions:
     # "none": it stays scalar loops (which LLVM may still auto-vectorize), to measure the difference.
     # Unset: SPINE_TRITON_VEC_METHOD, else "auto".
     vec_method: str = "auto"
+    # debug=True (a launch option, @triton.jit(debug=True) or TRITON_DEBUG=1): device asserts and
+    # overflow checks, frame pointers, and, unless opt_level is given, -O0 code, which gdb steps
+    # through by the kernel's source lines (the DWARF line table; optimized builds have one too).
     debug: bool = False
     sanitize_overflow: bool = True
     enable_fp_fusion: bool = True
+    # LLVM's optimization level; unset: 3, or 0 with debug.
     opt_level: int = 3
     launch_cooperative_grid: bool = False
     extern_libs: tuple | None = None
@@ -259,6 +263,8 @@ class CPUBackend(BaseBackend):
                 f"{self.target.arch!r}; use CPUDriver.set_current_arch_id instead"
             )
         args["enable_fp_fusion"] = knobs.language.fp_fusion_enabled(args.get("enable_fp_fusion"))
+        if args.get("debug"):
+            args.setdefault("opt_level", 0)
         args.setdefault("vec_method", os.environ.get(VEC_METHOD_ENV, "auto"))
         if "extern_libs" in args:
             args["extern_libs"] = tuple(dict(args["extern_libs"]).items())
