@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 SCRIPT = Path(__file__).resolve().parents[2] / "examples" / "gemm_autotune.py"
+# The arguments of README.md's command (test_readme_examples.py checks it is this one).
+README_ARGS = ["--quick", "-v"]
 
 
 @pytest.mark.parametrize("dtype", ["float16", "float32"])
@@ -19,7 +21,7 @@ def test_gemm_autotune_quick(tmp_path, dtype):
     pytest.importorskip("pandas", reason="scripts/setup.sh installs pandas")
     env = dict(os.environ, MPLBACKEND="Agg")
     result = subprocess.run(
-        [sys.executable, str(SCRIPT), "--quick", "-v", "--dtype", dtype, "--save-path", str(tmp_path)],
+        [sys.executable, str(SCRIPT), *README_ARGS, "--dtype", dtype, "--save-path", str(tmp_path)],
         env=env,
         capture_output=True,
         text=True,
