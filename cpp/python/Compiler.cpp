@@ -17,6 +17,7 @@
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/AsmParser/Parser.h"
 #include "llvm/Config/llvm-config.h"
@@ -108,6 +109,55 @@ std::string printModule(mlir::ModuleOp module) {
   module->print(os, mlir::OpPrintingFlags().enableDebugInfo(
                         /*enable=*/true, /*prettyForm=*/false));
   return text;
+}
+
+/// Whether upstream's DIScopeForLLVMFuncOp finds a file location in `loc`
+/// (its extractFileLoc).
+bool hasFileLoc(mlir::Location loc) {
+  if (mlir::isa<mlir::FileLineColLoc>(loc))
+    return true;
+  if (auto name = mlir::dyn_cast<mlir::NameLoc>(loc))
+    return hasFileLoc(name.getChildLoc());
+  if (auto opaque = mlir::dyn_cast<mlir::OpaqueLoc>(loc))
+    return hasFileLoc(opaque.getFallbackLocation());
+  if (auto fused = mlir::dyn_cast<mlir::FusedLoc>(loc))
+    return llvm::any_of(fused.getLocations(), hasFileLoc);
+  if (auto callSite = mlir::dyn_cast<mlir::CallSiteLoc>(loc))
+    return hasFileLoc(callSite.getCaller());
+  return false;
+}
+
+/// Whether every callee of a call-site chain has a file location.
+bool calleesHaveFiles(mlir::CallSiteLoc callSite) {
+  mlir::Location callee = callSite.getCallee();
+  if (!hasFileLoc(callee))
+    return false;
+  auto nested = mlir::dyn_cast<mlir::CallSiteLoc>(callee);
+  return !nested || calleesHaveFiles(nested);
+}
+
+/// Upstream's DIScopeForLLVMFuncOp (LLVM 22) dereferences a null location for
+/// an op whose location is a call site outside any llvm.func (constants of
+/// inlined triton helpers in globals, e.g. tl.zeros), or whose chain of
+/// callees has one without a file (`callsite(unknown at ...)`, as tl.rand's
+/// inlined helpers leave). Such ops keep their innermost caller that the pass
+/// can scope; globals need no line info at all.
+void makeCallSitesScopable(mlir::ModuleOp module) {
+  mlir::MLIRContext *ctx = module.getContext();
+  module->walk([&](mlir::Operation *op) {
+    if (mlir::isa<mlir::LLVM::GlobalOp>(op)) {
+      op->setLoc(mlir::UnknownLoc::get(ctx));
+      return;
+    }
+    bool inFunction = op->getParentOfType<mlir::LLVM::LLVMFuncOp>() != nullptr;
+    mlir::Location loc = op->getLoc();
+    while (auto callSite = mlir::dyn_cast<mlir::CallSiteLoc>(loc)) {
+      if (inFunction && calleesHaveFiles(callSite))
+        break;
+      loc = callSite.getCaller();
+    }
+    op->setLoc(loc);
+  });
 }
 
 void initializeTargets() {
@@ -373,12 +423,7 @@ StageResult spine::translateToLLVMIR(const std::string &text, bool lineInfo) {
   if (lineInfo) {
     // The pass creates debug-info attributes without declaring their dialect.
     ctx->getOrLoadDialect<mlir::LLVM::LLVMDialect>();
-    // Upstream's pass crashes on a global whose location is a call site
-    // (constants of inlined triton helpers, e.g. tl.zeros); globals need no
-    // line info, so they get none.
-    module->walk([&](mlir::LLVM::GlobalOp global) {
-      global->setLoc(mlir::UnknownLoc::get(ctx.get()));
-    });
+    makeCallSitesScopable(*module);
     mlir::PassManager pm(ctx.get());
     pm.addPass(mlir::LLVM::createDIScopeForLLVMFuncOpPass());
     if (mlir::failed(pm.run(*module)))
