@@ -16,7 +16,10 @@ pkg=$($PY -c "import importlib.util, os; print(os.path.dirname(importlib.util.fi
 install_file() { cp "$1" "$2.tmp.$$" && mv -f "$2.tmp.$$" "$2"; }
 for so in build/dev/cpp/python/_C*.so; do install_file "$so" "$pkg/$(basename "$so")"; done
 cp python/spine_triton/*.py "$pkg/"
-install_file build/dev/bin/spine-triton-opt "$(dirname "$(command -v spine-triton-opt)")/spine-triton-opt"
+# The scripts directory pip installed into (not `command -v`, which may be a
+# pyenv shim).
+bindir=$($PY -c "import sysconfig; print(sysconfig.get_path('scripts'))")
+install_file build/dev/bin/spine-triton-opt "$bindir/spine-triton-opt"
 # The emulated RISC-V runner exists only where the riscv64 cross compiler does.
 if ninja -C build/dev -t query spine-triton-riscv-runner >/dev/null 2>&1; then
   ninja -C build/dev spine-triton-riscv-runner

@@ -24,10 +24,15 @@ Type convertedElementType(Type type) {
 
 /// Integer and index arithmetic is recomputed wherever it is needed; floating
 /// point work only when the tensor has a single user, so it is never done
-/// twice.
+/// twice. Integer division is read from its materialized tensor instead: it
+/// costs tens of cycles, and offsets like `(pid * BLOCK + arange) % M` are
+/// computed once before a loop that accesses memory through them many times.
 bool worthRecomputing(Operation *op, Value result) {
   if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
       !OpTrait::hasElementwiseMappableTraits(op) || op->getNumResults() != 1)
+    return false;
+  if (isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
+          arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(op))
     return false;
   bool isFloat = llvm::any_of(op->getOperandTypes(), [](Type t) {
     return isa<FloatType>(getElementTypeOrSelf(t));

@@ -62,6 +62,25 @@ def VectorizeMatmul : Pass<"spine-vectorize-matmul", "func::FuncOp"> {
                            "arith::ArithDialect", "memref::MemRefDialect"];
 }
 
+def VectorizeElementLoops
+    : Pass<"spine-vectorize-element-loops", "func::FuncOp"> {
+  let summary = "Strip-mine innermost element loops into vector code";
+  let description = [{
+    Innermost scf.for loops that load, compute and store one element per
+    iteration (the loops tensor loads/stores and elementwise ops become) are
+    widened to vectors: masks become lane masks, buffer accesses at the
+    induction variable become vector loads/stores, and accesses through
+    computed addresses become a masked vector access when the addresses are
+    consecutive at run time, else a masked gather/scatter.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"256",
+           "Width of one vector register in bits">,
+  ];
+  let dependentDialects = ["vector::VectorDialect", "scf::SCFDialect",
+                           "arith::ArithDialect", "LLVM::LLVMDialect"];
+}
+
 def LowerStridedCopies : Pass<"spine-lower-strided-copies"> {
   let summary = "memref.copy between non-contiguous buffers becomes loops";
   let description = [{

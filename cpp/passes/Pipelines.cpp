@@ -48,6 +48,11 @@ void buildSpineTritonPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createVectorizeMatmul(matmul));
   pm.addPass(createLowerStridedCopies());
   pm.addPass(createConvertLinalgToLoopsPass());
+  if (options.vectorBits > 0) {
+    VectorizeElementLoopsOptions elementLoops;
+    elementLoops.vectorBits = options.vectorBits;
+    pm.addNestedPass<func::FuncOp>(createVectorizeElementLoops(elementLoops));
+  }
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

@@ -103,7 +103,7 @@ tt.func public @print_values(%x: !tt.ptr<f16>, %n: i32) {
 // LLVM-NEXT: llvm.br ^[[EXIT:bb[0-9]+]]
 // LLVM: llvm.call @__spine_triton_assert_fail(
 // LLVM-NEXT: llvm.br ^[[EXIT]]
-// LLVM: llvm.store
+// LLVM: {{llvm.store|llvm.intr.masked.store}}
 // LLVM: llvm.call @free
 // LLVM-NEXT: llvm.return
 // LLVM: ^[[EXIT]]:

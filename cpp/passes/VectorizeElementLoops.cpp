@@ -1,0 +1,509 @@
+//===- VectorizeElementLoops.cpp - element loops become vector code -------===//
+//
+// Tensor loads and stores and elementwise ops reach this pass as innermost
+// scf.for loops over one element at a time: index arithmetic, an llvm.load or
+// llvm.store under an scf.if for the mask, and memref accesses of tile
+// buffers at [..., iv]. LLVM's loop vectorizer gives up on most of them
+// (conditional loads through addresses it cannot prove consecutive, integer
+// division in the index). Here each such loop is strip-mined by VF lanes and
+// its body widened:
+//
+//  * values that depend on the induction variable become vectors; the others
+//    stay scalar and are broadcast where a vector needs them;
+//  * an scf.if is if-converted: its ops run under a lane mask and its results
+//    become selects;
+//  * memref accesses at [..., iv] of buffers with unit inner stride become
+//    (masked) vector loads and stores;
+//  * llvm.load/llvm.store through computed addresses check at run time
+//    whether the VF addresses are consecutive: if so, one masked vector
+//    access, otherwise a masked gather or scatter. Masked-off lanes are never
+//    accessed, so no access leaves the kernel's mask.
+//
+// Lanes of one strip load before they store, which is Triton's order (a
+// tl.load completes before the tl.store that uses it). Loops holding
+// anything else (calls, atomics, nested loops, accumulation through a buffer
+// element) are left to LLVM.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Builders.h"
+
+namespace mlir::spine {
+#define GEN_PASS_DEF_VECTORIZEELEMENTLOOPS
+#include "passes/Passes.h.inc"
+
+namespace {
+
+/// Wider strips only grow the address vectors (i64 per lane).
+constexpr int64_t maxLanes = 64;
+
+/// Integer division traps on a zero divisor: it must not run for lanes the
+/// mask turned off.
+bool mayTrap(Operation *op) {
+  return isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
+             arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(op);
+}
+
+bool isScalar(Type type) { return type.isIntOrIndexOrFloat(); }
+
+/// A vector of i1 is a bit mask in memory, a scalar i1 a byte: accesses of
+/// booleans keep their scalar loop.
+bool isAccessible(Type type) { return isScalar(type) && !type.isInteger(1); }
+
+/// The plain `p + offset` byte GEP the memory lowerings emit.
+bool isByteGep(LLVM::GEPOp gep) {
+  return gep.getElemType() == IntegerType::get(gep.getContext(), 8) &&
+         gep.getDynamicIndices().size() == 1 &&
+         gep.getRawConstantIndices().size() == 1;
+}
+
+bool hasUnitInnerStride(MemRefType type) {
+  if (type.getRank() == 0)
+    return false;
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  if (failed(type.getStridesAndOffset(strides, offset)))
+    return false;
+  return strides.back() == 1;
+}
+
+/// Which values of a loop body depend on the induction variable, and whether
+/// every op in it can be widened.
+class LoopAnalysis {
+public:
+  explicit LoopAnalysis(scf::ForOp loop) : iv(loop.getInductionVar()) {
+    varying.insert(iv);
+    legal = visit(loop.getBody(), /*masked=*/false);
+  }
+
+  bool isLegal() const { return legal; }
+  bool isVarying(Value v) const { return varying.contains(v); }
+  /// Narrowest element accessed in memory, in bits (0 if nothing is).
+  unsigned narrowestAccess() const { return narrowest; }
+
+private:
+  bool anyVarying(Operation *op) const {
+    return llvm::any_of(op->getOperands(),
+                        [&](Value v) { return varying.contains(v); });
+  }
+
+  void noteAccess(Type type) {
+    unsigned bits = type.getIntOrFloatBitWidth();
+    if (!narrowest || bits < narrowest)
+      narrowest = bits;
+  }
+
+  bool visit(Block *block, bool masked) {
+    for (Operation &op : block->without_terminator())
+      if (!visit(&op, masked))
+        return false;
+    return true;
+  }
+
+  void markResults(Operation *op) {
+    for (Value result : op->getResults())
+      varying.insert(result);
+  }
+
+  bool visit(Operation *op, bool masked) {
+    if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+      if (!llvm::all_of(ifOp.getResultTypes(), isScalar))
+        return false;
+      if (!visit(ifOp.thenBlock(), true) ||
+          (ifOp.elseBlock() && !visit(ifOp.elseBlock(), true)))
+        return false;
+      // Results are selects on the (broadcast) condition.
+      markResults(op);
+      return true;
+    }
+    if (auto load = dyn_cast<LLVM::LoadOp>(op)) {
+      if (load.getVolatile_() ||
+          load.getOrdering() != LLVM::AtomicOrdering::not_atomic ||
+          !isAccessible(load.getType()))
+        return false;
+      noteAccess(load.getType());
+      // A load the mask guards must not run for masked-off lanes, so it is
+      // a lane-wise access even at a uniform address.
+      if (masked || anyVarying(op))
+        markResults(op);
+      return true;
+    }
+    if (auto store = dyn_cast<LLVM::StoreOp>(op)) {
+      if (store.getVolatile_() ||
+          store.getOrdering() != LLVM::AtomicOrdering::not_atomic ||
+          !isAccessible(store.getValue().getType()))
+        return false;
+      noteAccess(store.getValue().getType());
+      // A store every lane makes to one address is a loop-carried update.
+      return varying.contains(store.getAddr());
+    }
+    if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      if (!anyVarying(op))
+        return !masked; // A uniform read the mask guards is left to LLVM.
+      if (!accessAtIv(load.getMemRefType(), load.getIndices()))
+        return false;
+      noteAccess(load.getType());
+      markResults(op);
+      return true;
+    }
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      noteAccess(store.getValueToStore().getType());
+      return accessAtIv(store.getMemRefType(), store.getIndices());
+    }
+    if (auto cast = dyn_cast<LLVM::IntToPtrOp>(op)) {
+      if (!isScalar(cast.getArg().getType()))
+        return false;
+      if (anyVarying(op))
+        markResults(op);
+      return true;
+    }
+    if (auto gep = dyn_cast<LLVM::GEPOp>(op)) {
+      if (!isByteGep(gep))
+        return false;
+      if (anyVarying(op))
+        markResults(op);
+      return true;
+    }
+    if (isa<arith::ConstantOp>(op))
+      return true;
+    if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+        op->getNumRegions() != 0 || op->getNumResults() != 1 ||
+        !isScalar(op->getResult(0).getType()) ||
+        !llvm::all_of(op->getOperandTypes(), isScalar))
+      return false;
+    if (anyVarying(op)) {
+      if (masked && mayTrap(op))
+        return false;
+      markResults(op);
+    }
+    return true;
+  }
+
+  /// All indices uniform but the last, which is the induction variable, of a
+  /// buffer whose innermost dimension is contiguous.
+  bool accessAtIv(MemRefType type, ValueRange indices) {
+    if (indices.empty() || indices.back() != iv || !hasUnitInnerStride(type) ||
+        !isAccessible(type.getElementType()))
+      return false;
+    return llvm::none_of(indices.drop_back(),
+                         [&](Value v) { return varying.contains(v); });
+  }
+
+  Value iv;
+  DenseSet<Value> varying;
+  unsigned narrowest = 0;
+  bool legal = false;
+};
+
+/// Emits the widened body of one strip of VF iterations.
+class Widener {
+public:
+  Widener(OpBuilder &b, Location loc, const LoopAnalysis &analysis,
+          int64_t lanes)
+      : b(b), loc(loc), analysis(analysis), lanes(lanes) {}
+
+  void run(scf::ForOp loop, Value stripIv) {
+    Value oldIv = loop.getInductionVar();
+    scalars.map(oldIv, stripIv);
+    auto indexVec = VectorType::get({lanes}, b.getIndexType());
+    SmallVector<int64_t> iota(lanes);
+    for (int64_t i = 0; i < lanes; ++i)
+      iota[i] = i;
+    Value steps = arith::ConstantOp::create(
+        b, loc, cast<TypedAttr>(DenseElementsAttr::get(
+                    indexVec, ArrayRef<int64_t>(iota))));
+    vectors[oldIv] = arith::AddIOp::create(
+        b, loc, vector::BroadcastOp::create(b, loc, indexVec, stripIv), steps);
+    widenBlock(loop.getBody(), /*mask=*/Value());
+  }
+
+private:
+  VectorType vectorOf(Type scalar) { return VectorType::get({lanes}, scalar); }
+
+  /// The vector form of `v`: widened if it varies, else broadcast.
+  Value vec(Value v) {
+    if (auto it = vectors.find(v); it != vectors.end())
+      return it->second;
+    Value scalar = scalars.lookupOrDefault(v);
+    Value splat =
+        vector::BroadcastOp::create(b, loc, vectorOf(scalar.getType()), scalar);
+    vectors[v] = splat;
+    return splat;
+  }
+
+  Value allTrue() {
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(vectorOf(b.getI1Type()), true));
+  }
+
+  Value andMask(Value mask, Value cond) {
+    return mask ? arith::AndIOp::create(b, loc, mask, cond).getResult() : cond;
+  }
+
+  Value zeroVector(Type scalar) {
+    return arith::ConstantOp::create(
+        b, loc, DenseElementsAttr::get(vectorOf(scalar), b.getZeroAttr(scalar)));
+  }
+
+  /// The byte address of every lane, as an i64 vector.
+  Value addressOf(Value ptr) {
+    if (auto it = addresses.find(ptr); it != addresses.end())
+      return it->second;
+    auto i64Vec = vectorOf(b.getI64Type());
+    Value scalar = scalars.lookupOrDefault(ptr);
+    Value splat = vector::BroadcastOp::create(
+        b, loc, i64Vec,
+        LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), scalar));
+    addresses[ptr] = splat;
+    return splat;
+  }
+
+  /// Whether the lanes' addresses are `size` bytes apart in lane order.
+  Value consecutive(Value addrs, int64_t size) {
+    auto i64Vec = vectorOf(b.getI64Type());
+    Value first = vector::ExtractOp::create(b, loc, addrs, 0);
+    SmallVector<int64_t> offsets(lanes);
+    for (int64_t i = 0; i < lanes; ++i)
+      offsets[i] = i * size;
+    Value expected = arith::AddIOp::create(
+        b, loc, vector::BroadcastOp::create(b, loc, i64Vec, first),
+        arith::ConstantOp::create(
+            b, loc, DenseElementsAttr::get(i64Vec, ArrayRef<int64_t>(offsets))));
+    Value same = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                       addrs, expected);
+    return vector::ReductionOp::create(b, loc, vector::CombiningKind::AND,
+                                       same);
+  }
+
+  Value pointers(Value addrs) {
+    auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
+    return LLVM::IntToPtrOp::create(b, loc, vectorOf(ptrType), addrs);
+  }
+
+  Value firstPointer(Value addrs) {
+    auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
+    Value first = vector::ExtractOp::create(b, loc, addrs, 0);
+    return LLVM::IntToPtrOp::create(b, loc, ptrType, first);
+  }
+
+  Value loadLanes(LLVM::LoadOp load, Value mask) {
+    Type type = load.getType();
+    Value addrs = addressOf(load.getAddr());
+    Value m = mask ? mask : allTrue();
+    unsigned align = load.getAlignment().value_or(
+        llvm::divideCeil(type.getIntOrFloatBitWidth(), 8));
+    int64_t size = llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
+    auto ifOp = scf::IfOp::create(
+        b, loc, consecutive(addrs, size),
+        [&](OpBuilder &b, Location loc) {
+          Value v = LLVM::MaskedLoadOp::create(b, loc, vectorOf(type),
+                                               firstPointer(addrs), m,
+                                               zeroVector(type), align);
+          scf::YieldOp::create(b, loc, v);
+        },
+        [&](OpBuilder &b, Location loc) {
+          Value v = LLVM::masked_gather::create(
+              b, loc, vectorOf(type), pointers(addrs), m,
+              ValueRange{zeroVector(type)}, align);
+          scf::YieldOp::create(b, loc, v);
+        });
+    return ifOp.getResult(0);
+  }
+
+  void storeLanes(LLVM::StoreOp store, Value mask) {
+    Type type = store.getValue().getType();
+    Value value = vec(store.getValue());
+    Value addrs = addressOf(store.getAddr());
+    Value m = mask ? mask : allTrue();
+    unsigned align = store.getAlignment().value_or(
+        llvm::divideCeil(type.getIntOrFloatBitWidth(), 8));
+    int64_t size = llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
+    scf::IfOp::create(
+        b, loc, consecutive(addrs, size),
+        [&](OpBuilder &b, Location loc) {
+          LLVM::MaskedStoreOp::create(b, loc, value, firstPointer(addrs), m,
+                                      align);
+          scf::YieldOp::create(b, loc);
+        },
+        [&](OpBuilder &b, Location loc) {
+          LLVM::masked_scatter::create(b, loc, value, pointers(addrs), m,
+                                       align);
+          scf::YieldOp::create(b, loc);
+        });
+  }
+
+  SmallVector<Value> scalarIndices(ValueRange indices) {
+    SmallVector<Value> result;
+    for (Value index : indices)
+      result.push_back(scalars.lookupOrDefault(index));
+    return result;
+  }
+
+  void widenBlock(Block *block, Value mask) {
+    for (Operation &op : block->without_terminator())
+      widen(&op, mask);
+  }
+
+  /// The yielded values of `block`, widened.
+  SmallVector<Value> yielded(Block *block) {
+    SmallVector<Value> values;
+    for (Value v : block->getTerminator()->getOperands())
+      values.push_back(vec(v));
+    return values;
+  }
+
+  void widen(Operation *op, Value mask) {
+    bool varies = llvm::any_of(op->getResults(), [&](Value v) {
+      return analysis.isVarying(v);
+    });
+    if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
+      Value cond = vec(ifOp.getCondition());
+      widenBlock(ifOp.thenBlock(), andMask(mask, cond));
+      SmallVector<Value> thenValues = yielded(ifOp.thenBlock());
+      SmallVector<Value> elseValues;
+      if (ifOp.elseBlock()) {
+        Value notCond = arith::XOrIOp::create(b, loc, cond, allTrue());
+        widenBlock(ifOp.elseBlock(), andMask(mask, notCond));
+        elseValues = yielded(ifOp.elseBlock());
+      }
+      for (auto [i, result] : llvm::enumerate(ifOp.getResults()))
+        vectors[result] = arith::SelectOp::create(b, loc, cond, thenValues[i],
+                                                  elseValues[i]);
+      return;
+    }
+    if (auto load = dyn_cast<LLVM::LoadOp>(op); load && varies) {
+      vectors[load.getResult()] = loadLanes(load, mask);
+      return;
+    }
+    if (auto store = dyn_cast<LLVM::StoreOp>(op)) {
+      storeLanes(store, mask);
+      return;
+    }
+    if (auto load = dyn_cast<memref::LoadOp>(op); load && varies) {
+      Value memref = scalars.lookupOrDefault(load.getMemRef());
+      SmallVector<Value> indices = scalarIndices(load.getIndices());
+      auto type = vectorOf(load.getType());
+      vectors[load.getResult()] =
+          mask ? vector::MaskedLoadOp::create(b, loc, type, memref, indices,
+                                              mask, zeroVector(load.getType()))
+                     .getResult()
+               : vector::LoadOp::create(b, loc, type, memref, indices)
+                     .getResult();
+      return;
+    }
+    if (auto store = dyn_cast<memref::StoreOp>(op)) {
+      Value memref = scalars.lookupOrDefault(store.getMemRef());
+      SmallVector<Value> indices = scalarIndices(store.getIndices());
+      Value value = vec(store.getValueToStore());
+      if (mask)
+        vector::MaskedStoreOp::create(b, loc, memref, indices, mask, value);
+      else
+        vector::StoreOp::create(b, loc, value, memref, indices);
+      return;
+    }
+    if (auto cast = dyn_cast<LLVM::IntToPtrOp>(op); cast && varies) {
+      Value addr = vec(cast.getArg());
+      auto i64Vec = vectorOf(b.getI64Type());
+      if (addr.getType() != i64Vec)
+        addr = arith::ExtUIOp::create(b, loc, i64Vec, addr);
+      addresses[cast.getResult()] = addr;
+      return;
+    }
+    if (auto gep = dyn_cast<LLVM::GEPOp>(op); gep && varies) {
+      Value offset = vec(gep.getDynamicIndices()[0]);
+      auto i64Vec = vectorOf(b.getI64Type());
+      if (offset.getType() != i64Vec)
+        offset = arith::ExtSIOp::create(b, loc, i64Vec, offset);
+      addresses[gep.getResult()] =
+          arith::AddIOp::create(b, loc, addressOf(gep.getBase()), offset);
+      return;
+    }
+    if (!varies) {
+      b.clone(*op, scalars);
+      return;
+    }
+    SmallVector<Value> operands;
+    for (Value operand : op->getOperands())
+      operands.push_back(vec(operand));
+    OperationState state(loc, op->getName(), operands,
+                         vectorOf(op->getResult(0).getType()), op->getAttrs());
+    vectors[op->getResult(0)] = b.create(state)->getResult(0);
+  }
+
+  OpBuilder &b;
+  Location loc;
+  const LoopAnalysis &analysis;
+  int64_t lanes;
+  IRMapping scalars;
+  DenseMap<Value, Value> vectors;
+  /// Varying pointers, as the i64 byte address of each lane.
+  DenseMap<Value, Value> addresses;
+};
+
+struct VectorizeElementLoopsPass
+    : impl::VectorizeElementLoopsBase<VectorizeElementLoopsPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    SmallVector<scf::ForOp> loops;
+    getOperation().walk([&](scf::ForOp loop) {
+      bool innermost = true;
+      loop.getBody()->walk([&](Operation *op) {
+        if (isa<LoopLikeOpInterface>(op))
+          innermost = false;
+      });
+      if (innermost)
+        loops.push_back(loop);
+    });
+    for (scf::ForOp loop : loops)
+      vectorize(loop);
+  }
+
+  void vectorize(scf::ForOp loop) {
+    if (loop.getNumResults() != 0 || !loop.getInductionVar().getType().isIndex())
+      return;
+    std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
+    std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
+    std::optional<int64_t> step = getConstantIntValue(loop.getStep());
+    if (!lb || !ub || step != 1 || *ub - *lb < 4)
+      return;
+    LoopAnalysis analysis(loop);
+    if (!analysis.isLegal() || !analysis.narrowestAccess())
+      return;
+    // One vector register of the narrowest element, at least 4 lanes, and
+    // no more lanes than the loop has iterations.
+    int64_t trips = *ub - *lb;
+    int64_t lanes = std::clamp<int64_t>(
+        vectorBits / analysis.narrowestAccess(), 4, maxLanes);
+    while (lanes > trips)
+      lanes /= 2;
+    int64_t strips = trips / lanes;
+
+    OpBuilder b(loop);
+    Location loc = loop.getLoc();
+    Value stripEnd = arith::ConstantIndexOp::create(b, loc, *lb + strips * lanes);
+    auto strip = scf::ForOp::create(
+        b, loc, loop.getLowerBound(), stripEnd,
+        arith::ConstantIndexOp::create(b, loc, lanes));
+    b.setInsertionPoint(strip.getBody()->getTerminator());
+    Widener(b, loc, analysis, lanes).run(loop, strip.getInductionVar());
+
+    if (strips * lanes == trips)
+      loop.erase();
+    else
+      loop.getLowerBoundMutable().assign(stripEnd);
+  }
+};
+
+} // namespace
+} // namespace mlir::spine

@@ -1,0 +1,137 @@
+// RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-element-loops{vector-bits=256}))' %s | FileCheck %s
+
+// A masked tile load (the loop a tl.load with `mask=offs_k < K` becomes after
+// bufferization): the address is a vector of i64, the mask a lane mask, and
+// the load is a masked vector load when the lanes' addresses are consecutive,
+// else a masked gather. 8 lanes of f32 per 256-bit register.
+// CHECK-LABEL: func.func @masked_tile_load
+// CHECK: scf.for %{{.*}} = %c0 to %c128 step %c1
+// CHECK: scf.for %[[J:.*]] = %c0 to %c32{{.*}} step %c8
+// CHECK: %[[LANES:.*]] = arith.addi {{.*}} : vector<8xindex>
+// CHECK: arith.cmpi slt, {{.*}} : vector<8xi32>
+// CHECK: %[[FIRST:.*]] = vector.extract %[[ADDR:.*]][0] : i64 from vector<8xi64>
+// CHECK: %[[SAME:.*]] = arith.cmpi eq, %[[ADDR]], {{.*}} : vector<8xi64>
+// CHECK: %[[CONTIG:.*]] = vector.reduction <and>, %[[SAME]]
+// CHECK: scf.if %[[CONTIG]] -> (vector<8xf32>)
+// CHECK: llvm.intr.masked.load {{.*}} -> vector<8xf32>
+// CHECK: } else {
+// CHECK: llvm.intr.masked.gather {{.*}} -> vector<8xf32>
+// CHECK: arith.select {{.*}} : vector<8xi1>, vector<8xf32>
+// CHECK: vector.store {{.*}}[%{{.*}}, %[[J]]] : memref<128x32xf32>, vector<8xf32>
+// CHECK-NOT: scf.for
+func.func @masked_tile_load(%base: i64, %rows: i32, %k_left: i32, %stride: i32, %off: i64, %buf: memref<128x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c128 = arith.constant 128 : index
+  %c4_i64 = arith.constant 4 : i64
+  %cst = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %c128 step %c1 {
+    scf.for %k = %c0 to %c32 step %c1 {
+      %k32 = arith.index_cast %k : index to i32
+      %in = arith.cmpi slt, %k32, %k_left : i32
+      %i32 = arith.index_cast %i : index to i32
+      %row = arith.muli %i32, %stride : i32
+      %elt = arith.addi %row, %k32 : i32
+      %elt64 = arith.extsi %elt : i32 to i64
+      %bytes = arith.muli %elt64, %c4_i64 : i64
+      %v = scf.if %in -> (f32) {
+        %sum = arith.addi %bytes, %off : i64
+        %p = llvm.inttoptr %base : i64 to !llvm.ptr
+        %q = llvm.getelementptr %p[%sum] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+        %x = llvm.load %q {alignment = 4 : i64} : !llvm.ptr -> f32
+        scf.yield %x : f32
+      } else {
+        scf.yield %cst : f32
+      }
+      memref.store %v, %buf[%i, %k] : memref<128x32xf32>
+    }
+  }
+  return
+}
+
+// A masked store from a buffer (tl.store of a computed tile): vector load of
+// the buffer at the induction variable, masked store or scatter. 20 iterations
+// are two strips of 8 and a scalar remainder loop from 16.
+// CHECK-LABEL: func.func @masked_store_with_tail
+// CHECK: scf.for %[[J:.*]] = %c0 to %c16{{.*}} step %c8
+// CHECK: vector.load %{{.*}}[%[[J]]] : memref<20xf32>, vector<8xf32>
+// CHECK: scf.if
+// CHECK: llvm.intr.masked.store
+// CHECK: } else {
+// CHECK: llvm.intr.masked.scatter
+// CHECK: scf.for %{{.*}} = %c16{{.*}} to %c20 step %c1
+// CHECK: llvm.store {{.*}} : f32, !llvm.ptr
+func.func @masked_store_with_tail(%base: i64, %n: i32, %buf: memref<20xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c20 = arith.constant 20 : index
+  %c4_i64 = arith.constant 4 : i64
+  scf.for %j = %c0 to %c20 step %c1 {
+    %j32 = arith.index_cast %j : index to i32
+    %in = arith.cmpi slt, %j32, %n : i32
+    %v = memref.load %buf[%j] : memref<20xf32>
+    scf.if %in {
+      %j64 = arith.extsi %j32 : i32 to i64
+      %bytes = arith.muli %j64, %c4_i64 : i64
+      %p = llvm.inttoptr %base : i64 to !llvm.ptr
+      %q = llvm.getelementptr %p[%bytes] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+      llvm.store %v, %q {alignment = 4 : i64} : f32, !llvm.ptr
+    }
+  }
+  return
+}
+
+// Elementwise work between buffers (what linalg-to-loops makes of a
+// linalg.generic): plain vector loads and stores, the math widened.
+// CHECK-LABEL: func.func @elementwise
+// CHECK: scf.for {{.*}} step %c8
+// CHECK: vector.load {{.*}} : memref<4x64xf32>, vector<8xf32>
+// CHECK: math.exp {{.*}} : vector<8xf32>
+// CHECK: vector.store {{.*}} : memref<4x64xf32>, vector<8xf32>
+func.func @elementwise(%in: memref<4x64xf32>, %out: memref<4x64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %c64 = arith.constant 64 : index
+  scf.for %i = %c0 to %c4 step %c1 {
+    scf.for %j = %c0 to %c64 step %c1 {
+      %x = memref.load %in[%i, %j] : memref<4x64xf32>
+      %y = math.exp %x : f32
+      memref.store %y, %out[%i, %j] : memref<4x64xf32>
+    }
+  }
+  return
+}
+
+// Left alone: an accumulation through one buffer element (a reduction's
+// loop), integer division under a mask, and booleans in memory (a vector of
+// i1 is a bit mask, a memref of i1 holds bytes).
+// CHECK-LABEL: func.func @not_vectorized
+// CHECK-NOT: vector<
+// CHECK: return
+func.func @not_vectorized(%in: memref<64xf32>, %acc: memref<f32>, %d: memref<64xi32>, %n: i32, %flags: memref<64xi1>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  scf.for %j = %c0 to %c64 step %c1 {
+    %x = memref.load %in[%j] : memref<64xf32>
+    %a = memref.load %acc[] : memref<f32>
+    %s = arith.addf %a, %x : f32
+    memref.store %s, %acc[] : memref<f32>
+  }
+  scf.for %j = %c0 to %c64 step %c1 {
+    %j32 = arith.index_cast %j : index to i32
+    %in_range = arith.cmpi slt, %j32, %n : i32
+    scf.if %in_range {
+      %q = arith.divsi %n, %j32 : i32
+      memref.store %q, %d[%j] : memref<64xi32>
+    }
+  }
+  scf.for %j = %c0 to %c64 step %c1 {
+    %j32 = arith.index_cast %j : index to i32
+    %in_range = arith.cmpi slt, %j32, %n : i32
+    memref.store %in_range, %flags[%j] : memref<64xi1>
+  }
+  return
+}
