@@ -9,6 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/TensorBuilders.h"
 #include "passes/TritonToLinalgPatterns.h"
 #include "triton/Dialect.h"
 
@@ -28,31 +29,6 @@ namespace {
 //===----------------------------------------------------------------------===//
 // tt.extern_elementwise
 //===----------------------------------------------------------------------===//
-
-/// A scalar, or a splat tensor shaped like `type`, holding `attr`.
-Value createConstantLike(OpBuilder &b, Location loc, Type type,
-                         TypedAttr attr) {
-  if (auto tensor = dyn_cast<RankedTensorType>(type))
-    attr = SplatElementsAttr::get(tensor, attr);
-  return arith::ConstantOp::create(b, loc, attr);
-}
-
-Value createFloatLike(OpBuilder &b, Location loc, Type type, double value) {
-  return createConstantLike(b, loc, type,
-                            b.getFloatAttr(getElementTypeOrSelf(type), value));
-}
-
-Value createIntLike(OpBuilder &b, Location loc, Type type, int64_t value) {
-  return createConstantLike(
-      b, loc, type, b.getIntegerAttr(getElementTypeOrSelf(type), value));
-}
-
-/// `type` with its element type replaced by `element`.
-Type withElementType(Type type, Type element) {
-  if (auto tensor = dyn_cast<RankedTensorType>(type))
-    return tensor.clone(element);
-  return element;
-}
 
 /// Zero-extends or truncates an integer (tensor) to `type`.
 Value castIntTo(OpBuilder &b, Location loc, Value v, Type type) {

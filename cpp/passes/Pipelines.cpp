@@ -18,6 +18,7 @@ void buildTritonToLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createMaterializeProgramIds());
   pm.addPass(createScalarizePointerIterArgs());
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createLegalizeFloatTypes());
   pm.addPass(createConvertTritonToLinalg());
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());

@@ -3,9 +3,11 @@
 #ifndef SPINE_TRITON_PASSES_TENSORBUILDERS_H
 #define SPINE_TRITON_PASSES_TENSORBUILDERS_H
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/ReshapeOpsUtils.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::spine {
@@ -28,6 +30,37 @@ inline SmallVector<ReassociationIndices> allDims(int64_t rank) {
   for (int64_t d = 0; d < rank; ++d)
     group.push_back(d);
   return {group};
+}
+
+/// `type` with its element type replaced by `element` (a scalar type stays a
+/// scalar).
+inline Type withElementType(Type type, Type element) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    return tensor.clone(element);
+  return element;
+}
+
+/// A scalar, or a splat tensor shaped like `type`, holding `attr`.
+inline Value createConstantLike(OpBuilder &b, Location loc, Type type,
+                                TypedAttr attr) {
+  if (auto tensor = dyn_cast<RankedTensorType>(type))
+    attr = SplatElementsAttr::get(tensor.clone(attr.getType()), attr);
+  return arith::ConstantOp::create(b, loc, attr);
+}
+
+/// `value` as a float constant of `type`'s element type, shaped like `type`.
+inline Value createFloatLike(OpBuilder &b, Location loc, Type type,
+                             double value) {
+  return createConstantLike(b, loc, type,
+                            b.getFloatAttr(getElementTypeOrSelf(type), value));
+}
+
+/// `value` as an integer constant of `type`'s element type, shaped like
+/// `type`.
+inline Value createIntLike(OpBuilder &b, Location loc, Type type,
+                           int64_t value) {
+  return createConstantLike(
+      b, loc, type, b.getIntegerAttr(getElementTypeOrSelf(type), value));
 }
 
 } // namespace mlir::spine

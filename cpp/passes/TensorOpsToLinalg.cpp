@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/FloatConversions.h"
 #include "passes/TensorBuilders.h"
 #include "passes/TritonToLinalgPatterns.h"
 #include "triton/Dialect.h"
@@ -287,28 +288,24 @@ struct DotLowering : OpConversionPattern<triton::DotOp> {
   }
 };
 
+/// Conversions between the standard formats (fp8 ones are rewritten before,
+/// by spine-legalize-float-types). Narrowing rounds to nearest even or, with
+/// `rounding = rtz`, toward zero; f16 <-> bf16 goes through f32.
 struct FpToFpLowering : OpConversionPattern<triton::FpToFpOp> {
   using OpConversionPattern::OpConversionPattern;
 
   LogicalResult
   matchAndRewrite(triton::FpToFpOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    Type srcElt = getElementTypeOrSelf(adaptor.getSrc().getType());
-    Type dstElt = getElementTypeOrSelf(op.getType());
-    unsigned srcBits = srcElt.getIntOrFloatBitWidth();
-    unsigned dstBits = dstElt.getIntOrFloatBitWidth();
-    if (srcBits < dstBits || (srcBits == dstBits && srcElt == dstElt)) {
-      rewriter.replaceOpWithNewOp<arith::ExtFOp>(op, op.getType(),
-                                                 adaptor.getSrc());
-      return success();
-    }
-    auto truncf = arith::TruncFOp::create(rewriter, op.getLoc(), op.getType(),
-                                          adaptor.getSrc());
-    if (auto rounding = op.getRoundingAttr();
-        rounding && rounding.getValue() == triton::RoundingMode::RTZ)
-      truncf.setRoundingmodeAttr(arith::RoundingModeAttr::get(
-          rewriter.getContext(), arith::RoundingMode::toward_zero));
-    rewriter.replaceOp(op, truncf);
+    auto from = cast<FloatType>(getElementTypeOrSelf(op.getSrc().getType()));
+    auto to = cast<FloatType>(getElementTypeOrSelf(op.getType()));
+    if (isFloat8(from) || isFloat8(to))
+      return rewriter.notifyMatchFailure(
+          op, "fp8 needs spine-legalize-float-types first");
+    bool towardZero = op.getRounding() == triton::RoundingMode::RTZ;
+    rewriter.replaceOp(op, createFloatConversion(rewriter, op.getLoc(),
+                                                 adaptor.getSrc(), from, to,
+                                                 towardZero));
     return success();
   }
 };
