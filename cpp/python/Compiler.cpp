@@ -92,14 +92,32 @@ std::unique_ptr<mlir::MLIRContext> makeContext(bool withTranslation) {
       registry, mlir::MLIRContext::Threading::DISABLED);
 }
 
+constexpr llvm::StringLiteral kInputBuffer = "<input>";
+
 /// Parses `text` with diagnostics captured by the caller's handler.
 mlir::OwningOpRef<mlir::ModuleOp> parseModule(llvm::SourceMgr &sourceMgr,
                                               const std::string &text,
                                               mlir::MLIRContext &ctx) {
   sourceMgr.AddNewSourceBuffer(
-      llvm::MemoryBuffer::getMemBuffer(text, "<input>"), llvm::SMLoc());
-  return mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr,
-                                               mlir::ParserConfig(&ctx));
+      llvm::MemoryBuffer::getMemBuffer(text, kInputBuffer), llvm::SMLoc());
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr,
+                                            mlir::ParserConfig(&ctx));
+  if (!module)
+    return module;
+  // Custom assembly formats (scf.for's induction variable, ...) print no
+  // location for their block arguments, so the parser gives them a position
+  // in this text. Carried on to the phis they become, DWARF would report it
+  // as a line of the kernel's file; they stand for the op that owns them.
+  module->walk([](mlir::Block *block) {
+    mlir::Operation *owner = block->getParentOp();
+    for (mlir::BlockArgument arg : block->getArguments()) {
+      auto file = llvm::dyn_cast<mlir::FileLineColLoc>(arg.getLoc());
+      if (owner && file && file.getFilename() == kInputBuffer)
+        arg.setLoc(owner->getLoc());
+    }
+  });
+  return module;
 }
 
 std::string printModule(mlir::ModuleOp module) {

@@ -100,6 +100,10 @@ def test_line_table_points_at_kernel_source(options, tmp_path):
     assert all(DEF_LINE <= line <= LAST_LINE for line in numbers), (numbers, DEF_LINE, LAST_LINE)
     # ...and the index computation and the store are there by line.
     assert {OFFS_LINE, STORE_LINE} <= numbers, numbers
+    # No location in the LLVM IR names another line of this file (as the positions in the
+    # compiler's intermediate texts once did, on the phis of loops).
+    dilocations = {int(line) for line in re.findall(r"!DILocation\(line: (\d+)", kernel.asm["llir"])}
+    assert all(DEF_LINE <= line <= LAST_LINE for line in dilocations - {0}), dilocations
 
 
 def test_triton_debug_env_var_compiles_at_O0(tmp_path):
