@@ -103,28 +103,33 @@ struct VectorizeMatmulPass
       return;
 
     // NR/VL B vectors plus MR x NR/VL accumulators must fit the register
-    // file, keeping one register for the broadcast.
+    // file, keeping one register for the broadcast. Block sizes are powers
+    // of two, so MR (often 6) need not divide M: the last M % MR rows get a
+    // block of their own.
     int64_t budget = static_cast<int64_t>(vectorRegisters) - 1;
     int64_t bestMR = 1, bestCols = 1;
     for (int64_t cols : {4, 3, 2, 1}) {
-      if ((N / lanes) % cols != 0)
+      if ((N / lanes) % cols != 0 || budget - cols < cols)
         continue;
-      for (int64_t mr : {8, 6, 4, 2, 1}) {
-        if (M % mr != 0 || mr * cols + cols > budget)
-          continue;
-        if (mr * cols > bestMR * bestCols)
-          bestMR = mr, bestCols = cols;
-        break;
-      }
+      int64_t mr = std::min<int64_t>({8, (budget - cols) / cols, M});
+      if (mr * cols > bestMR * bestCols)
+        bestMR = mr, bestCols = cols;
     }
-    emitMicroKernel(op, A, B, C, M, N, K, bestMR, bestCols, lanes, accType);
+    int64_t mainRows = M - M % bestMR;
+    OpBuilder b(op);
+    emitMicroKernel(b, op.getLoc(), A, B, C, 0, mainRows, N, K, bestMR,
+                    bestCols, lanes, accType);
+    if (mainRows != M)
+      emitMicroKernel(b, op.getLoc(), A, B, C, mainRows, M, N, K,
+                      M - mainRows, bestCols, lanes, accType);
+    op.erase();
   }
 
-  void emitMicroKernel(linalg::MatmulOp op, Value A, Value B, Value C,
-                       int64_t M, int64_t N, int64_t K, int64_t MR,
-                       int64_t cols, int64_t lanes, Type accType) {
-    OpBuilder b(op);
-    Location loc = op.getLoc();
+  /// Rows [rowBegin, rowEnd) of C in blocks of MR rows (MR divides the
+  /// range) and cols x VL columns.
+  void emitMicroKernel(OpBuilder &b, Location loc, Value A, Value B, Value C,
+                       int64_t rowBegin, int64_t rowEnd, int64_t N, int64_t K,
+                       int64_t MR, int64_t cols, int64_t lanes, Type accType) {
     auto index = [&](int64_t v) {
       return arith::ConstantIndexOp::create(b, loc, v).getResult();
     };
@@ -133,7 +138,8 @@ struct VectorizeMatmulPass
     auto bVec = VectorType::get({lanes}, bElt);
     Value zero = index(0), one = index(1);
 
-    auto rows = scf::ForOp::create(b, loc, zero, index(M), index(MR));
+    auto rows =
+        scf::ForOp::create(b, loc, index(rowBegin), index(rowEnd), index(MR));
     b.setInsertionPointToStart(rows.getBody());
     Value i = rows.getInductionVar();
     auto colsLoop = scf::ForOp::create(b, loc, zero, index(N),
@@ -183,7 +189,7 @@ struct VectorizeMatmulPass
       for (int64_t c = 0; c < cols; ++c)
         vector::StoreOp::create(b, loc, kLoop.getResult(r * cols + c), C,
                                 ValueRange{rowIdx[r], colIdx[c]});
-    op.erase();
+    b.setInsertionPointAfter(rows);
   }
 };
 

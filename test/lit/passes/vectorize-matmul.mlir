@@ -1,29 +1,32 @@
 // RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-matmul{vector-bits=256 vector-registers=16}))' %s | FileCheck %s
 // RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-matmul{vector-bits=256 vector-registers=32}))' %s | FileCheck %s --check-prefix=RVV
 
-// fp32: 8 accumulators of vector<8xf32> (2 rows x 4 vectors) carried by the
-// K loop; each step loads 4 vectors of B, broadcasts one element of A per
-// row, and issues one FMA per accumulator. C is read before and written
-// after the K loop only.
+// fp32 with 16 registers: 12 accumulators of vector<8xf32> (6 rows x 2
+// vectors) carried by the K loop; each step loads 2 vectors of B, broadcasts
+// one element of A per row, and issues one FMA per accumulator. C is read
+// before and written after the K loop only. 6 does not divide 64: rows 60..63
+// get a 4-row block of their own.
 // CHECK-LABEL: func.func @f32
-// CHECK: scf.for %[[I:.*]] = %c0 to %c64 step %c2
-// CHECK: scf.for %[[J:.*]] = %c0 to %{{.*}} step %c32
-// CHECK-COUNT-8: vector.load %arg2{{.*}} : memref<64x64xf32>, vector<8xf32>
-// CHECK: scf.for %[[K:.*]] = %c0 to %{{.*}} step %c1 iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
-// CHECK-COUNT-4: vector.load %arg1[%[[K]], {{.*}}] : memref<32x64xf32>, vector<8xf32>
+// CHECK: scf.for %[[I:.*]] = %c0{{.*}} to %c60 step %c6
+// CHECK: scf.for %[[J:.*]] = %c0{{.*}} to %{{.*}} step %c16
+// CHECK-COUNT-12: vector.load %arg2{{.*}} : memref<64x64xf32>, vector<8xf32>
+// CHECK: scf.for %[[K:.*]] = %c0{{.*}} to %{{.*}} step %c1{{.*}} iter_args({{.*}}) -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// CHECK-COUNT-2: vector.load %arg1[%[[K]], {{.*}}] : memref<32x64xf32>, vector<8xf32>
 // CHECK: memref.load %arg0[%[[I]], %[[K]]]
 // CHECK: vector.broadcast {{.*}} : f32 to vector<8xf32>
-// CHECK-COUNT-4: vector.fma
+// CHECK-COUNT-2: vector.fma
 // CHECK: memref.load %arg0
 // CHECK: vector.broadcast
-// CHECK-COUNT-4: vector.fma
+// CHECK-COUNT-2: vector.fma
 // CHECK: scf.yield
-// CHECK-COUNT-8: vector.store {{.*}}, %arg2
+// CHECK-COUNT-12: vector.store {{.*}}, %arg2
+// CHECK: scf.for %{{.*}} = %c60{{.*}} to %c64{{.*}} step %c4
+// CHECK-COUNT-8: vector.fma
 // CHECK-NOT: linalg.matmul
-// With 32 registers (RVV) the block grows to 4 rows x 4 vectors.
+// With 32 registers (RVV) the block grows to 6 rows x 4 vectors.
 // RVV-LABEL: func.func @f32
-// RVV: scf.for {{.*}} step %c4
-// RVV-COUNT-16: vector.fma
+// RVV: scf.for {{.*}} step %c6
+// RVV-COUNT-24: vector.fma
 func.func @f32(%a: memref<64x32xf32>, %b: memref<32x64xf32>, %c: memref<64x64xf32>) {
   linalg.matmul ins(%a, %b : memref<64x32xf32>, memref<32x64xf32>) outs(%c : memref<64x64xf32>)
   return
