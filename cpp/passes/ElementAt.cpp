@@ -10,6 +10,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/Support/SaveAndRestore.h"
 
 namespace mlir::spine {
 namespace {
@@ -119,8 +120,14 @@ Value ElementAt::get(Value tensor, ValueRange indices) {
   if (auto it = cache.find(cacheKey); it != cache.end())
     return it->second;
   Value element;
-  if (Operation *def = tensor.getDefiningOp())
+  if (Operation *def = tensor.getDefiningOp()) {
+    // The ops that recompute an element stand for `def`: they carry its
+    // location, so line info and errors name the statement that computed the
+    // element rather than the access it was fused into.
+    llvm::SaveAndRestore<Location> atDef(
+        loc, isa<UnknownLoc>(def->getLoc()) ? loc : def->getLoc());
     element = recompute(def, tensor, indices);
+  }
   if (!element)
     element = extract(tensor, indices);
   cache[cacheKey] = element;

@@ -37,6 +37,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/Support/SaveAndRestore.h"
 
 namespace mlir::spine {
 #define GEN_PASS_DEF_VECTORIZEELEMENTLOOPS
@@ -363,6 +364,10 @@ private:
   }
 
   void widen(Operation *op, Value mask) {
+    // The vector form of `op` carries its location, so line info keeps naming
+    // the statement each scalar op came from rather than the loop.
+    llvm::SaveAndRestore<Location> atOp(
+        loc, isa<UnknownLoc>(op->getLoc()) ? loc : op->getLoc());
     bool varies = llvm::any_of(op->getResults(), [&](Value v) {
       return analysis.isVarying(v);
     });

@@ -31,7 +31,12 @@ SOURCE, FIRST_LINE = inspect.getsourcelines(axpy_kernel.fn)
 DEF_LINE = FIRST_LINE + next(i for i, line in enumerate(SOURCE) if line.startswith("def "))
 LAST_LINE = FIRST_LINE + len(SOURCE) - 1
 OFFS_LINE = FIRST_LINE + next(i for i, line in enumerate(SOURCE) if "offs = " in line)
+LOAD_LINES = {FIRST_LINE + i for i, line in enumerate(SOURCE) if "tl.load" in line}
 STORE_LINE = FIRST_LINE + next(i for i, line in enumerate(SOURCE) if "tl.store" in line)
+# The statements that compute something (tl.program_id is an argument of the kernel function).
+STATEMENT_LINES = {
+    FIRST_LINE + i for i, line in enumerate(SOURCE) if " = " in line and "program_id" not in line
+} | {STORE_LINE}
 THIS_FILE = os.path.abspath(__file__)
 
 
@@ -98,8 +103,11 @@ def test_line_table_points_at_kernel_source(options, tmp_path):
     assert {file for file, _ in lines} == {THIS_FILE}
     numbers = {line for _, line in lines}
     assert all(DEF_LINE <= line <= LAST_LINE for line in numbers), (numbers, DEF_LINE, LAST_LINE)
-    # ...and the index computation and the store are there by line.
-    assert {OFFS_LINE, STORE_LINE} <= numbers, numbers
+    # ...and the index computation, the loads and the store are there by line; at -O0 every
+    # statement, although the compiler fuses them all into the loop of the store.
+    assert {OFFS_LINE, STORE_LINE, *LOAD_LINES} <= numbers, numbers
+    if options.get("debug"):
+        assert STATEMENT_LINES <= numbers, (numbers, STATEMENT_LINES)
     # No location in the LLVM IR names another line of this file (as the positions in the
     # compiler's intermediate texts once did, on the phis of loops).
     dilocations = {int(line) for line in re.findall(r"!DILocation\(line: (\d+)", kernel.asm["llir"])}
