@@ -6,6 +6,7 @@ import ctypes
 import functools
 import hashlib
 import os
+import re
 import struct
 import sys
 import time
@@ -45,6 +46,10 @@ def _bf16_bits(value: float) -> int:
     return (bits + 0x7FFF + ((bits >> 16) & 1)) >> 16
 
 
+# The slot expression of a pointer: `<argument>.data_ptr()` (emulation.py relies on it too).
+_POINTER_EXPR = re.compile(r"^(?P<obj>.+)\.data_ptr\(\)$")
+
+
 def _slots(ty, expr):
     """(struct code, expression) of every slot one argument of type `ty` fills."""
     if isinstance(ty, tuple):
@@ -66,15 +71,33 @@ def _slots(ty, expr):
     return [(code, template.format(expr))]
 
 
-def make_arg_packer(signature):
+def _not_on_cpu(obj, name: str):
+    raise ValueError(
+        f"spine-triton: kernel argument '{name}' is a tensor on device '{obj.device}'; "
+        "spine-triton runs kernels on the CPU and takes CPU tensors (move it with .cpu())"
+    )
+
+
+def make_arg_packer(signature, names=None):
     """A function of all kernel arguments (constexprs included, as Triton passes them) returning
     the 8-byte argument slots of docs/kernel-abi.md. Built once per kernel, so a launch costs one
-    `struct.pack` call."""
+    `struct.pack` call, after checking that every pointer argument is a CPU tensor (`names`:
+    the parameters' names, for that error)."""
     params = [f"a{i}" for i in range(len(signature))]
+    names = list(names) if names is not None else params
     slots = [slot for param, ty in zip(params, signature) for slot in _slots(ty, param)]
     layout = struct.Struct("<" + "".join(code for code, _ in slots))
-    source = f"def pack({', '.join(params)}):\n    return _pack({', '.join(expr for _, expr in slots)})\n"
-    scope = {"_pack": layout.pack, "_bf16_bits": _bf16_bits}
+    # A tensor on another device (meta, cuda) would hand the kernel an address it cannot read.
+    checks = ""
+    for _, expr in slots:
+        if match := _POINTER_EXPR.match(expr):
+            obj = match.group("obj")
+            name = names[int(re.match(r"a(\d+)", obj).group(1))]
+            checks += f"    if not getattr({obj}, 'is_cpu', True):\n        _not_on_cpu({obj}, {name!r})\n"
+    source = (
+        f"def pack({', '.join(params)}):\n{checks}    return _pack({', '.join(expr for _, expr in slots)})\n"
+    )
+    scope = {"_pack": layout.pack, "_bf16_bits": _bf16_bits, "_not_on_cpu": _not_on_cpu}
     # Generated code, like Triton's own argument binder: no per-argument dispatch at launch.
     exec(compile(source, "<spine-triton arg packer>", "exec"), scope)  # noqa: S102
     return scope["pack"]
@@ -147,7 +170,7 @@ class CPULauncher:
     """Packs the arguments once per launch and runs the grid through spine_triton._C.launch."""
 
     def __init__(self, src, metadata):
-        self.pack = make_arg_packer(list(src.signature.values()))
+        self.pack = make_arg_packer(list(src.signature.values()), list(src.signature))
         self.num_threads = metadata.num_threads or _default_num_threads()
 
     def __call__(
