@@ -1,6 +1,7 @@
 //===- Compiler.cpp - In-process MLIR/LLVM stages of the module -----------===//
 
 #include "python/Compiler.h"
+#include "python/ForwardReferences.h"
 
 #include "passes/Passes.h"
 
@@ -94,12 +95,25 @@ std::unique_ptr<mlir::MLIRContext> makeContext(bool withTranslation) {
 
 constexpr llvm::StringLiteral kInputBuffer = "<input>";
 
-/// Parses `text` with diagnostics captured by the caller's handler.
+/// Parses `text` with diagnostics captured by the caller's handler. Forward
+/// references MLIR's parser cannot handle safely (see ForwardReferences.h)
+/// are an error before parsing.
 mlir::OwningOpRef<mlir::ModuleOp> parseModule(llvm::SourceMgr &sourceMgr,
                                               const std::string &text,
                                               mlir::MLIRContext &ctx) {
-  sourceMgr.AddNewSourceBuffer(
+  unsigned buffer = sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBuffer(text, kInputBuffer), llvm::SMLoc());
+  if (std::optional<UnsafeForwardReference> unsafe =
+          findUnsafeForwardReference(text)) {
+    const char *start = sourceMgr.getMemoryBuffer(buffer)->getBufferStart();
+    auto [line, column] = sourceMgr.getLineAndColumn(
+        llvm::SMLoc::getFromPointer(start + unsafe->useOffset), buffer);
+    mlir::emitError(mlir::FileLineColLoc::get(&ctx, kInputBuffer, line, column))
+        << "use of value '" << unsafe->name
+        << "' before its definition, which is in a region that does not "
+           "enclose the use";
+    return nullptr;
+  }
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr,
                                             mlir::ParserConfig(&ctx));
