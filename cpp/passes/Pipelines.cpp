@@ -63,10 +63,12 @@ void buildSpineTritonPipeline(OpPassManager &pm,
   arith::ArithExpandOpsPassOptions expand;
   expand.includeBf16 = true;
   pm.addPass(arith::createArithExpandOpsPass(expand));
-  pm.addPass(createConvertVectorToLLVMPass());
-  // Math with an LLVM intrinsic first; the rest (tanh, erf, ...) calls libm.
+  // Math with an LLVM intrinsic first; the rest (tanh, erf, ...) calls libm,
+  // one call per lane of a vector: before vector-to-llvm, which lowers the
+  // lane extracts and inserts that unrolling makes.
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());

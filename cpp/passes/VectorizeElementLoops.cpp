@@ -37,6 +37,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/Support/SaveAndRestore.h"
 
 namespace mlir::spine {
@@ -78,21 +79,169 @@ bool hasUnitInnerStride(MemRefType type) {
   return strides.back() == 1;
 }
 
+/// `acc[i] = combine(acc[i], x)` at an index fixed in the loop: the loop
+/// that convert-linalg-to-loops makes of a reduction. Widened, it carries
+/// a vector of partial results and reduces it across lanes once at the end.
+struct Reduction {
+  // Op handles are used from const analyses; their accessors are non-const.
+  mutable memref::LoadOp load;
+  Operation *combine;
+  mutable memref::StoreOp store;
+  vector::CombiningKind kind;
+};
+
+/// The vector.reduction kind of `op` when lanes may combine in any order:
+/// integer ops and float min/max always, float add/mul only with reassoc.
+std::optional<vector::CombiningKind> reductionKind(Operation *op) {
+  using Kind = vector::CombiningKind;
+  if (auto fastmath = dyn_cast<arith::ArithFastMathInterface>(op);
+      fastmath && isa<arith::AddFOp, arith::MulFOp>(op) &&
+      !bitEnumContainsAll(fastmath.getFastMathFlagsAttr().getValue(),
+                          arith::FastMathFlags::reassoc))
+    return std::nullopt;
+  return llvm::TypeSwitch<Operation *, std::optional<Kind>>(op)
+      .Case([](arith::AddFOp) { return Kind::ADD; })
+      .Case([](arith::AddIOp) { return Kind::ADD; })
+      .Case([](arith::MulFOp) { return Kind::MUL; })
+      .Case([](arith::MulIOp) { return Kind::MUL; })
+      .Case([](arith::MaxNumFOp) { return Kind::MAXNUMF; })
+      .Case([](arith::MinNumFOp) { return Kind::MINNUMF; })
+      .Case([](arith::MaximumFOp) { return Kind::MAXIMUMF; })
+      .Case([](arith::MinimumFOp) { return Kind::MINIMUMF; })
+      .Case([](arith::MaxSIOp) { return Kind::MAXSI; })
+      .Case([](arith::MinSIOp) { return Kind::MINSI; })
+      .Case([](arith::MaxUIOp) { return Kind::MAXUI; })
+      .Case([](arith::MinUIOp) { return Kind::MINUI; })
+      .Case([](arith::AndIOp) { return Kind::AND; })
+      .Case([](arith::OrIOp) { return Kind::OR; })
+      .Case([](arith::XOrIOp) { return Kind::XOR; })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+/// The value x with combine(x, y) == y for every y.
+TypedAttr neutralElement(vector::CombiningKind kind, Type type) {
+  using Kind = vector::CombiningKind;
+  if (auto floatType = dyn_cast<FloatType>(type)) {
+    const llvm::fltSemantics &sem = floatType.getFloatSemantics();
+    switch (kind) {
+    case Kind::ADD:
+      return FloatAttr::get(type, APFloat::getZero(sem, /*Negative=*/true));
+    case Kind::MUL:
+      return FloatAttr::get(type, APFloat::getOne(sem));
+    case Kind::MAXNUMF:
+    case Kind::MINNUMF:
+      return FloatAttr::get(type, APFloat::getQNaN(sem));
+    case Kind::MAXIMUMF:
+      return FloatAttr::get(type, APFloat::getInf(sem, /*Negative=*/true));
+    case Kind::MINIMUMF:
+      return FloatAttr::get(type, APFloat::getInf(sem));
+    default:
+      return {};
+    }
+  }
+  unsigned bits = type.getIntOrFloatBitWidth();
+  APInt value;
+  switch (kind) {
+  case Kind::ADD:
+  case Kind::OR:
+  case Kind::XOR:
+  case Kind::MAXUI:
+    value = APInt::getZero(bits);
+    break;
+  case Kind::MUL:
+    value = APInt(bits, 1);
+    break;
+  case Kind::AND:
+  case Kind::MINUI:
+    value = APInt::getAllOnes(bits);
+    break;
+  case Kind::MAXSI:
+    value = APInt::getSignedMinValue(bits);
+    break;
+  case Kind::MINSI:
+    value = APInt::getSignedMaxValue(bits);
+    break;
+  default:
+    return {};
+  }
+  return IntegerAttr::get(type, value);
+}
+
+/// The allocation a buffer is a view of.
+Value rootBuffer(Value memref) {
+  while (Operation *def = memref.getDefiningOp()) {
+    if (!isa<memref::SubViewOp, memref::CastOp, memref::ReinterpretCastOp,
+             memref::ExpandShapeOp, memref::CollapseShapeOp>(def))
+      break;
+    memref = def->getOperand(0);
+  }
+  return memref;
+}
+
 /// Which values of a loop body depend on the induction variable, and whether
 /// every op in it can be widened.
 class LoopAnalysis {
 public:
   explicit LoopAnalysis(scf::ForOp loop) : iv(loop.getInductionVar()) {
     varying.insert(iv);
-    legal = visit(loop.getBody(), /*masked=*/false);
+    legal = findReductions(loop) && visit(loop.getBody(), /*masked=*/false);
   }
 
   bool isLegal() const { return legal; }
+  ArrayRef<Reduction> getReductions() const { return reductions; }
+  bool isReductionStore(Operation *op) const {
+    return llvm::any_of(reductions, [&](const Reduction &r) {
+      return r.store.getOperation() == op;
+    });
+  }
   bool isVarying(Value v) const { return varying.contains(v); }
   /// Narrowest element accessed in memory, in bits (0 if nothing is).
   unsigned narrowestAccess() const { return narrowest; }
 
 private:
+  /// Records each `acc[i] = combine(acc[i], x)` of the body. False if a
+  /// reduction's buffer is also accessed otherwise.
+  bool findReductions(scf::ForOp loop) {
+    Block *body = loop.getBody();
+    for (auto load : body->getOps<memref::LoadOp>()) {
+      // The indices must also be valid after the loop.
+      if (!load->hasOneUse() ||
+          llvm::any_of(load.getIndices(), [&](Value v) {
+            return loop->isAncestor(v.getParentBlock()->getParentOp());
+          }))
+        continue;
+      Operation *combine = *load->getUsers().begin();
+      std::optional<vector::CombiningKind> kind = reductionKind(combine);
+      if (combine->getBlock() != body || !kind || !combine->hasOneUse() ||
+          combine->getOperand(0) == combine->getOperand(1) ||
+          !neutralElement(*kind, load.getType()))
+        continue;
+      auto store = dyn_cast<memref::StoreOp>(*combine->getUsers().begin());
+      if (!store || store->getBlock() != body ||
+          store.getMemRef() != load.getMemRef() ||
+          store.getIndices() != load.getIndices() ||
+          store.getValueToStore() != combine->getResult(0))
+        continue;
+      reductions.push_back({load, combine, store, *kind});
+    }
+    // A reduction's buffer may not be read or written by anything else.
+    for (const Reduction &r : reductions) {
+      Value root = rootBuffer(r.load.getMemRef());
+      WalkResult result = body->walk([&](Operation *op) {
+        if (op == r.load || op == r.store)
+          return WalkResult::advance();
+        for (Value operand : op->getOperands())
+          if (isa<MemRefType>(operand.getType()) && rootBuffer(operand) == root)
+            return WalkResult::interrupt();
+        return WalkResult::advance();
+      });
+      if (result.wasInterrupted())
+        return false;
+      varying.insert(r.load.getResult());
+    }
+    return true;
+  }
+
   bool anyVarying(Operation *op) const {
     return llvm::any_of(op->getOperands(),
                         [&](Value v) { return varying.contains(v); });
@@ -149,6 +298,10 @@ private:
       return varying.contains(store.getAddr());
     }
     if (auto load = dyn_cast<memref::LoadOp>(op)) {
+      if (varying.contains(load.getResult())) { // a reduction's accumulator
+        noteAccess(load.getType());
+        return true;
+      }
       if (!anyVarying(op))
         return !masked; // A uniform read the mask guards is left to LLVM.
       if (!accessAtIv(load.getMemRefType(), load.getIndices()))
@@ -159,6 +312,8 @@ private:
     }
     if (auto store = dyn_cast<memref::StoreOp>(op)) {
       noteAccess(store.getValueToStore().getType());
+      if (isReductionStore(op))
+        return true;
       return accessAtIv(store.getMemRefType(), store.getIndices());
     }
     if (auto cast = dyn_cast<LLVM::IntToPtrOp>(op)) {
@@ -177,7 +332,9 @@ private:
     }
     if (isa<arith::ConstantOp>(op))
       return true;
+    // llvm.intr.powi takes one scalar exponent for all lanes.
     if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
+        isa<math::FPowIOp, math::IPowIOp>(op) ||
         op->getNumRegions() != 0 || op->getNumResults() != 1 ||
         !isScalar(op->getResult(0).getType()) ||
         !llvm::all_of(op->getOperandTypes(), isScalar))
@@ -201,6 +358,7 @@ private:
   }
 
   Value iv;
+  SmallVector<Reduction> reductions;
   DenseSet<Value> varying;
   unsigned narrowest = 0;
   bool legal = false;
@@ -213,7 +371,12 @@ public:
           int64_t lanes)
       : b(b), loc(loc), analysis(analysis), lanes(lanes) {}
 
-  void run(scf::ForOp loop, Value stripIv) {
+  /// Widens one strip; `accumulators` are the strip loop's iter_args, one
+  /// per reduction. Returns the partial results to yield.
+  SmallVector<Value> run(scf::ForOp loop, Value stripIv,
+                         ValueRange accumulators) {
+    for (auto [r, acc] : llvm::zip(analysis.getReductions(), accumulators))
+      vectors[r.load.getResult()] = acc;
     Value oldIv = loop.getInductionVar();
     scalars.map(oldIv, stripIv);
     auto indexVec = VectorType::get({lanes}, b.getIndexType());
@@ -226,6 +389,10 @@ public:
     vectors[oldIv] = arith::AddIOp::create(
         b, loc, vector::BroadcastOp::create(b, loc, indexVec, stripIv), steps);
     widenBlock(loop.getBody(), /*mask=*/Value());
+    SmallVector<Value> partials;
+    for (const Reduction &r : analysis.getReductions())
+      partials.push_back(vectors.lookup(r.combine->getResult(0)));
+    return partials;
   }
 
 private:
@@ -364,6 +531,9 @@ private:
   }
 
   void widen(Operation *op, Value mask) {
+    if (analysis.isReductionStore(op) ||
+        (isa<memref::LoadOp>(op) && vectors.contains(op->getResult(0))))
+      return; // A reduction: carried by the strip loop instead.
     // The vector form of `op` carries its location, so line info keeps naming
     // the statement each scalar op came from rather than the loop.
     llvm::SaveAndRestore<Location> atOp(
@@ -475,7 +645,8 @@ struct VectorizeElementLoopsPass
   }
 
   void vectorize(scf::ForOp loop) {
-    if (loop.getNumResults() != 0 || !loop.getInductionVar().getType().isIndex())
+    if (loop.getNumResults() != 0 ||
+        !loop.getInductionVar().getType().isIndex())
       return;
     std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());
     std::optional<int64_t> ub = getConstantIntValue(loop.getUpperBound());
@@ -496,12 +667,42 @@ struct VectorizeElementLoopsPass
 
     OpBuilder b(loop);
     Location loc = loop.getLoc();
+    SmallVector<Value> inits;
+    for (const Reduction &r : analysis.getReductions()) {
+      Type type = r.load.getType();
+      inits.push_back(arith::ConstantOp::create(
+          b, loc,
+          DenseElementsAttr::get(VectorType::get({lanes}, type),
+                                 neutralElement(r.kind, type))));
+    }
     Value stripEnd = arith::ConstantIndexOp::create(b, loc, *lb + strips * lanes);
     auto strip = scf::ForOp::create(
         b, loc, loop.getLowerBound(), stripEnd,
-        arith::ConstantIndexOp::create(b, loc, lanes));
-    b.setInsertionPoint(strip.getBody()->getTerminator());
-    Widener(b, loc, analysis, lanes).run(loop, strip.getInductionVar());
+        arith::ConstantIndexOp::create(b, loc, lanes), inits);
+    b.setInsertionPointToStart(strip.getBody());
+    SmallVector<Value> partials = Widener(b, loc, analysis, lanes)
+                                      .run(loop, strip.getInductionVar(),
+                                           strip.getRegionIterArgs());
+    Block *body = strip.getBody();
+    if (!body->empty() && isa<scf::YieldOp>(body->back()))
+      body->back().setOperands(partials);
+    else
+      scf::YieldOp::create(b, loc, partials);
+
+    // Each reduction folds its lanes into the buffer element once.
+    b.setInsertionPointAfter(strip);
+    for (auto [r, partial] :
+         llvm::zip(analysis.getReductions(), strip.getResults())) {
+      Value acc = memref::LoadOp::create(b, loc, r.load.getMemRef(),
+                                         r.load.getIndices());
+      auto fastmath = dyn_cast<arith::ArithFastMathInterface>(r.combine);
+      Value total = vector::ReductionOp::create(
+          b, loc, r.kind, partial, acc,
+          fastmath ? fastmath.getFastMathFlagsAttr().getValue()
+                   : arith::FastMathFlags::none);
+      memref::StoreOp::create(b, loc, total, r.store.getMemRef(),
+                              r.store.getIndices());
+    }
 
     if (strips * lanes == trips)
       loop.erase();

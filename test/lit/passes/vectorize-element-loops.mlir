@@ -135,3 +135,47 @@ func.func @not_vectorized(%in: memref<64xf32>, %acc: memref<f32>, %d: memref<64x
   }
   return
 }
+
+// A reduction (what convert-linalg-to-loops makes of linalg.reduce): the
+// strip loop carries a vector of partial maxima from the neutral element
+// (NaN for maxnumf), then reduces across lanes into the buffer element once.
+// The 3 leftover iterations stay a scalar loop after it.
+// CHECK-LABEL: func.func @max_reduction
+// CHECK: %[[NEUTRAL:.*]] = arith.constant dense<0x7FC00000> : vector<8xf32>
+// CHECK: %[[PARTIAL:.*]] = scf.for %[[J:.*]] = %c0 to %c1016{{.*}} step %c8{{.*}} iter_args(%[[ACC:.*]] = %[[NEUTRAL]]) -> (vector<8xf32>)
+// CHECK: %[[X:.*]] = vector.load %{{.*}}[%[[J]]] : memref<1019xf32>, vector<8xf32>
+// CHECK: %[[MAX:.*]] = arith.maxnumf %[[ACC]], %[[X]] fastmath<reassoc> : vector<8xf32>
+// CHECK: scf.yield %[[MAX]]
+// CHECK: %[[OLD:.*]] = memref.load %{{.*}}[] : memref<f32>
+// CHECK: %[[ALL:.*]] = vector.reduction <maxnumf>, %[[PARTIAL]], %[[OLD]] fastmath<reassoc> : vector<8xf32> into f32
+// CHECK: memref.store %[[ALL]], %{{.*}}[] : memref<f32>
+// CHECK: scf.for %{{.*}} = %c1016{{.*}} to %c1019 step %c1
+// A float sum without reassoc keeps its order: not vectorized.
+// CHECK-LABEL: func.func @ordered_sum
+// CHECK-NOT: vector<
+// CHECK: return
+func.func @max_reduction(%in: memref<1019xf32>, %acc: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1019 = arith.constant 1019 : index
+  scf.for %j = %c0 to %c1019 step %c1 {
+    %x = memref.load %in[%j] : memref<1019xf32>
+    %a = memref.load %acc[] : memref<f32>
+    %m = arith.maxnumf %a, %x fastmath<reassoc> : f32
+    memref.store %m, %acc[] : memref<f32>
+  }
+  return
+}
+
+func.func @ordered_sum(%in: memref<64xf32>, %acc: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  scf.for %j = %c0 to %c64 step %c1 {
+    %x = memref.load %in[%j] : memref<64xf32>
+    %a = memref.load %acc[] : memref<f32>
+    %s = arith.addf %a, %x : f32
+    memref.store %s, %acc[] : memref<f32>
+  }
+  return
+}
