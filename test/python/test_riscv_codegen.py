@@ -151,10 +151,5 @@ def test_float_sum_uses_a_vector_reduction(tmp_path):
     assert [m for m in body if m.startswith(("vfredusum", "vfredosum"))], body
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="floating-point tl.max lowers to a sequential scalar compare loop (fle.s, feq.s): "
-    "its NaN-propagating maximum is not yet emitted as a vector reduction (vfredmax.vs plus a NaN check)",
-)
 def test_float_max_uses_a_vector_reduction(tmp_path):
     assert "vfredmax.vs" in reduction_mnemonics(torch.float32, tmp_path)
