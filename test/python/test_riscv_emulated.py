@@ -20,6 +20,7 @@ from triton.backends.spine_triton.driver import CPUDriver, DeviceAssertionError
 
 # The arguments every matmul kernel starts with: one definition, in examples/ (a directory of scripts).
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
+from bare_matmul import bare_matmul_kernel
 from tutorial_matmul import matmul_args
 
 pytestmark = [
@@ -77,49 +78,13 @@ def test_softmax():
     torch.testing.assert_close(out, torch.softmax(x, dim=1))
 
 
-@triton.jit
-def matmul_kernel(
-    a_ptr,
-    b_ptr,
-    c_ptr,
-    M,
-    N,
-    K,
-    stride_am,
-    stride_ak,
-    stride_bk,
-    stride_bn,
-    stride_cm,
-    stride_cn,
-    BLOCK_M: tl.constexpr,
-    BLOCK_N: tl.constexpr,
-    BLOCK_K: tl.constexpr,
-):
-    pid_m = tl.program_id(0)
-    pid_n = tl.program_id(1)
-    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    offs_k = tl.arange(0, BLOCK_K)
-    a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
-    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in range(tl.cdiv(K, BLOCK_K)):
-        a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] < K - k * BLOCK_K), other=0.0)
-        b = tl.load(b_ptrs, mask=(offs_k[:, None] < K - k * BLOCK_K) & (offs_n[None, :] < N), other=0.0)
-        acc += tl.dot(a, b)
-        a_ptrs += BLOCK_K * stride_ak
-        b_ptrs += BLOCK_K * stride_bk
-    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn
-    tl.store(c_ptrs, acc, mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
-
-
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float16], ids=["fp32", "fp16-to-fp32"])
 def test_matmul(dtype):
     M, N, K = 40, 72, 50  # partial blocks on every axis
     a, b = torch.randn(M, K).to(dtype), torch.randn(K, N).to(dtype)
     c = torch.empty(M, N)
     grid = (triton.cdiv(M, 16), triton.cdiv(N, 32))
-    matmul_kernel[grid](*matmul_args(a, b, c), BLOCK_M=16, BLOCK_N=32, BLOCK_K=16)
+    bare_matmul_kernel[grid](*matmul_args(a, b, c), BLOCK_M=16, BLOCK_N=32, BLOCK_K=16)
     torch.testing.assert_close(c, a.float() @ b.float(), rtol=1e-4, atol=1e-4)
 
 
