@@ -170,8 +170,11 @@ class CPULauncher:
     """Packs the arguments once per launch and runs the grid through spine_triton._C.launch."""
 
     def __init__(self, src, metadata):
+        from . import _C  # Loaded with the first kernel, not when triton imports the backend.
+
         self.pack = make_arg_packer(list(src.signature.values()), list(src.signature))
         self.num_threads = metadata.num_threads or _default_num_threads()
+        self.launch = _C.launch
 
     def __call__(
         self,
@@ -186,11 +189,9 @@ class CPULauncher:
         launch_exit_hook,
         *args,
     ):
-        from . import _C
-
         if launch_enter_hook is not None:
             launch_enter_hook(launch_metadata)
-        _C.launch(function, self.pack(*args), gridX, gridY, gridZ, self.num_threads)
+        self.launch(function, self.pack(*args), gridX, gridY, gridZ, self.num_threads)
         if launch_exit_hook is not None:
             launch_exit_hook(launch_metadata)
         # The one per-launch cost of device asserts: a dict miss for kernels without any.
