@@ -3,12 +3,14 @@
 // tt.extern_elementwise calls a CUDA libdevice function by symbol (the
 // backend maps tl.extra.libdevice to triton's CUDA module); each function with
 // a CPU equivalent becomes the math/arith op of the same meaning, on scalars
-// or tensors alike. tt.map_elementwise runs its scalar region per element (or
-// per group of `pack` elements). tt.elementwise_inline_asm holds GPU assembly,
-// which cannot run on a CPU: it is rejected with a diagnostic.
+// or tensors alike, and the others are built from several ops
+// (LibdeviceFunctions.h). tt.map_elementwise runs its scalar region per element
+// (or per group of `pack` elements). tt.elementwise_inline_asm holds GPU
+// assembly, which cannot run on a CPU: it is rejected with a diagnostic.
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/LibdeviceFunctions.h"
 #include "passes/TensorBuilders.h"
 #include "passes/TritonToLinalgPatterns.h"
 #include "triton/Dialect.h"
@@ -178,19 +180,25 @@ Value buildConversion(OpBuilder &b, Location loc, StringRef name, Value arg,
       return arith::FPToUIOp::create(b, loc, type, integral);
     return arith::FPToSIOp::create(b, loc, type, integral);
   }
-  // Integer to float rounds to nearest; other modes have no arith form.
-  if (isIntName(from) && isFloatName(to) &&
-      *rounding == arith::RoundingMode::to_nearest_even) {
+  // Integer to float and double to float: the arith ops round to nearest
+  // (arith.truncf's rounding mode attribute only promises LLVM that the mode
+  // is in effect, it does not set it); other modes are built.
+  bool intToFloat = isIntName(from) && isFloatName(to);
+  if (!intToFloat && !(from == "double" && to == "float"))
+    return {};
+  if (*rounding == arith::RoundingMode::to_nearest_even) {
+    if (!intToFloat)
+      return arith::TruncFOp::create(b, loc, type, arg);
     if (from.starts_with("u"))
       return arith::UIToFPOp::create(b, loc, type, arg);
     return arith::SIToFPOp::create(b, loc, type, arg);
   }
-  // arith.truncf's rounding mode attribute only promises LLVM that the mode
-  // is in effect, it does not set it: only round-to-nearest is honoured.
-  if (from == "double" && to == "float" &&
-      *rounding == arith::RoundingMode::to_nearest_even)
-    return arith::TruncFOp::create(b, loc, type, arg);
-  return {};
+  Rounding directed =
+      *rounding == arith::RoundingMode::downward ? Rounding::Down
+      : *rounding == arith::RoundingMode::upward ? Rounding::Up
+                                                 : Rounding::TowardZero;
+  return createDirectedConversion(b, loc, arg, type, from.starts_with("u"),
+                                  directed);
 }
 
 /// The CPU form of libdevice function `symbol`, or null when there is none.
@@ -275,7 +283,7 @@ Value lowerLibdeviceCall(OpBuilder &b, Location loc, StringRef symbol,
                  {buildBitcast, 1})
           .Default({nullptr, 0});
   if (!fn.build || fn.arity != args.size())
-    return {};
+    return buildLibdeviceFunction(b, loc, name, args, type);
   return fn.build(b, loc, args, type);
 }
 

@@ -1,7 +1,7 @@
 //===- FloatConversions.cpp - float format conversions as arithmetic ------===//
 
 #include "passes/FloatConversions.h"
-#include "passes/TensorBuilders.h"
+#include "passes/ElementwiseBuilder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
@@ -41,53 +41,7 @@ Float8Format getFloat8Format(FloatType type) {
   return {4, 3, /*hasInfinity=*/false};
 }
 
-/// Elementwise arithmetic on values shaped like one scalar or tensor type.
-class Elementwise {
-public:
-  Elementwise(OpBuilder &b, Location loc, Type shape)
-      : b(b), loc(loc), shape(shape) {}
-
-  Type like(Type element) const { return withElementType(shape, element); }
-  Value i(Type element, int64_t v) {
-    return createIntLike(b, loc, like(element), v);
-  }
-  Value f(Type element, double v) {
-    return createFloatLike(b, loc, like(element), v);
-  }
-
-  Value bitcast(Value v, Type element) {
-    return arith::BitcastOp::create(b, loc, like(element), v);
-  }
-  Value andi(Value x, Value y) { return arith::AndIOp::create(b, loc, x, y); }
-  Value ori(Value x, Value y) { return arith::OrIOp::create(b, loc, x, y); }
-  Value addi(Value x, Value y) { return arith::AddIOp::create(b, loc, x, y); }
-  Value subi(Value x, Value y) { return arith::SubIOp::create(b, loc, x, y); }
-  Value shl(Value x, Value y) { return arith::ShLIOp::create(b, loc, x, y); }
-  Value shr(Value x, Value y) { return arith::ShRUIOp::create(b, loc, x, y); }
-  Value minu(Value x, Value y) { return arith::MinUIOp::create(b, loc, x, y); }
-  Value cmpi(arith::CmpIPredicate p, Value x, Value y) {
-    return arith::CmpIOp::create(b, loc, p, x, y);
-  }
-  Value select(Value c, Value x, Value y) {
-    return arith::SelectOp::create(b, loc, c, x, y);
-  }
-  Value zext(Value v, Type element) {
-    return arith::ExtUIOp::create(b, loc, like(element), v);
-  }
-  Value trunci(Value v, Type element) {
-    return arith::TruncIOp::create(b, loc, like(element), v);
-  }
-  Value extf(Value v, Type element) {
-    return arith::ExtFOp::create(b, loc, like(element), v);
-  }
-  Value truncf(Value v, Type element) {
-    return arith::TruncFOp::create(b, loc, like(element), v);
-  }
-
-  OpBuilder &b;
-  Location loc;
-  Type shape;
-};
+using Elementwise = ElementwiseBuilder;
 
 /// `narrow` (a rounding of `ref` to a narrower format) moved one step toward
 /// zero wherever it is larger in magnitude than `ref`: that turns a rounding

@@ -12,6 +12,8 @@ rounded back to the format, over every pair of fp8 values.
 """
 
 import math
+import platform
+import shutil
 from fractions import Fraction
 
 import pytest
@@ -311,3 +313,23 @@ def test_reduce_and_descriptor(dtype):
     reduce_kernel[(1,)](x, maxima, x, out, M=16, N=16)
     assert_same(maxima, x.float().amax(1).to(dtype))
     assert_same(out, x.float())
+
+
+@pytest.mark.skipif(platform.machine() == "riscv64", reason="a riscv64 host runs RISC-V kernels natively")
+@pytest.mark.skipif(shutil.which("qemu-riscv64") is None, reason="qemu-riscv64 is not installed")
+@pytest.mark.parametrize("dtype", FP8, ids=str)
+def test_conversions_on_riscv(dtype):
+    """The integer arithmetic of the conversions compiled for RISC-V and run under qemu-user."""
+    from triton.backends.spine_triton.driver import CPUDriver
+
+    x = torch.cat((all_values(torch.float16)[::64], boundaries(dtype, torch.float32)[:256]))
+    wide = all_values(dtype)
+    driver = CPUDriver()
+    driver.set_current_arch_id("0x503C")
+    triton.runtime.driver.set_active(driver)
+    try:
+        narrowed, widened = convert(x, dtype), convert(wide, torch.float32)
+    finally:
+        triton.runtime.driver.reset_active()
+    assert torch.equal(bits(narrowed), bits(x.to(dtype)))
+    assert_same(widened, wide.float())

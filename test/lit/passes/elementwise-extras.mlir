@@ -125,13 +125,44 @@ tt.func public @map(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>) -> (tensor<4x8xf32
 
 // -----
 
+// Functions without a math op: libm calls per element (declared once), special
+// functions written out, bit functions, directed rounding.
+// CHECK-LABEL: func.func private @j0f(f32) -> f32
+// CHECK-LABEL: func.func @libdevice_extra(
+// CHECK: linalg.generic
+// CHECK: %[[J0:.*]] = func.call @j0f(%{{.*}}) : (f32) -> f32
+// CHECK-NEXT: linalg.yield %[[J0]] : f32
+// erfinvf: w = -log((1 - y)(1 + y)), two polynomials in w (all inside
+// generics after convert-elementwise-to-linalg, hence scalars).
+// CHECK: math.log %{{.*}} : f32
+// CHECK: math.fma
+// sinpi: exact reduction in f64, then sin and cos of pi t.
+// CHECK: math.roundeven %{{.*}} : f64
+// CHECK: math.sin %{{.*}} : f64
+// CHECK: math.cos %{{.*}} : f64
+// CHECK: llvm.intr.bitreverse(%{{.*}}) : (i32) -> i32
+// fadd_rd: the exact f64 sum and its TwoSum error decide the step down.
+// CHECK: arith.addf %{{.*}}, %{{.*}} : f64
+// CHECK: arith.truncf %{{.*}} : f64 to f32
+tt.func public @libdevice_extra(%x: tensor<16xf32>, %i: tensor<16xi32>) -> (tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xi32>, tensor<16xf32>) {
+  %j0 = tt.extern_elementwise %x {libname = "", libpath = "", pure = true, symbol = "__nv_j0f"} : (tensor<16xf32>) -> tensor<16xf32>
+  %inv = tt.extern_elementwise %x {libname = "", libpath = "", pure = true, symbol = "__nv_erfinvf"} : (tensor<16xf32>) -> tensor<16xf32>
+  %sinpi = tt.extern_elementwise %x {libname = "", libpath = "", pure = true, symbol = "__nv_sinpif"} : (tensor<16xf32>) -> tensor<16xf32>
+  %brev = tt.extern_elementwise %i {libname = "", libpath = "", pure = true, symbol = "__nv_brev"} : (tensor<16xi32>) -> tensor<16xi32>
+  %add = tt.extern_elementwise %x, %x {libname = "", libpath = "", pure = true, symbol = "__nv_fadd_rd"} : (tensor<16xf32>, tensor<16xf32>) -> tensor<16xf32>
+  tt.return %j0, %inv, %sinpi, %brev, %add : tensor<16xf32>, tensor<16xf32>, tensor<16xf32>, tensor<16xi32>, tensor<16xf32>
+}
+
+// -----
+
 // Refusals: the error names what cannot run on a CPU, at the op; the failed
-// match then fails the conversion.
-tt.func public @bessel(%x: tensor<16xf32>) -> tensor<16xf32> {
-  // expected-error @+2 {{'tt.extern_elementwise' op calls '__nv_j0f', which has no CPU implementation in spine-triton}}
+// match then fails the conversion. f64 products have no exact error term
+// near the subnormal range, so their directed roundings are refused.
+tt.func public @directed_f64_product(%x: tensor<16xf64>) -> tensor<16xf64> {
+  // expected-error @+2 {{'tt.extern_elementwise' op calls '__nv_dmul_rd', which has no CPU implementation in spine-triton}}
   // expected-error @+1 {{failed to legalize operation 'tt.extern_elementwise'}}
-  %y = tt.extern_elementwise %x {libname = "", libpath = "", pure = true, symbol = "__nv_j0f"} : (tensor<16xf32>) -> tensor<16xf32>
-  tt.return %y : tensor<16xf32>
+  %y = tt.extern_elementwise %x, %x {libname = "", libpath = "", pure = true, symbol = "__nv_dmul_rd"} : (tensor<16xf64>, tensor<16xf64>) -> tensor<16xf64>
+  tt.return %y : tensor<16xf64>
 }
 
 // -----
