@@ -1,7 +1,7 @@
 //===- Compiler.cpp - In-process MLIR/LLVM stages of the module -----------===//
 
 #include "python/Compiler.h"
-#include "python/ForwardReferences.h"
+#include "python/ParserGuards.h"
 
 #include "passes/Passes.h"
 
@@ -95,23 +95,19 @@ std::unique_ptr<mlir::MLIRContext> makeContext(bool withTranslation) {
 
 constexpr llvm::StringLiteral kInputBuffer = "<input>";
 
-/// Parses `text` with diagnostics captured by the caller's handler. Forward
-/// references MLIR's parser cannot handle safely (see ForwardReferences.h)
-/// are an error before parsing.
+/// Parses `text` with diagnostics captured by the caller's handler. Inputs
+/// the parser mishandles (see ParserGuards.h) are an error before parsing.
 mlir::OwningOpRef<mlir::ModuleOp> parseModule(llvm::SourceMgr &sourceMgr,
                                               const std::string &text,
                                               mlir::MLIRContext &ctx) {
   unsigned buffer = sourceMgr.AddNewSourceBuffer(
       llvm::MemoryBuffer::getMemBuffer(text, kInputBuffer), llvm::SMLoc());
-  if (std::optional<UnsafeForwardReference> unsafe =
-          findUnsafeForwardReference(text)) {
+  if (std::optional<ParserHazard> hazard = findParserHazard(text)) {
     const char *start = sourceMgr.getMemoryBuffer(buffer)->getBufferStart();
     auto [line, column] = sourceMgr.getLineAndColumn(
-        llvm::SMLoc::getFromPointer(start + unsafe->useOffset), buffer);
+        llvm::SMLoc::getFromPointer(start + hazard->offset), buffer);
     mlir::emitError(mlir::FileLineColLoc::get(&ctx, kInputBuffer, line, column))
-        << "use of value '" << unsafe->name
-        << "' before its definition, which is in a region that does not "
-           "enclose the use";
+        << hazard->message;
     return nullptr;
   }
   mlir::OwningOpRef<mlir::ModuleOp> module =

@@ -2,8 +2,8 @@
 // MLIR's parser resolves to a block argument of a later op's region; that op then fails to parse
 // (a block defined twice), its region is freed, and cleaning up the earlier use wrote to freed
 // memory, corrupting the heap of the process (an abort in some later malloc). spine_triton._C
-// rejects such forward references before parsing (cpp/python/ForwardReferences.h).
-// RUN: %expect_exit 1 %python -c "import sys; from spine_triton import _C; _C.run_pipeline(open(sys.argv[1]).read(), 'builtin.module()')" %s 2>&1 | FileCheck %s
+// rejects such forward references before parsing (cpp/python/ParserGuards.h).
+// RUN: %expect_exit 1 %python %S/../helpers/run_stage.py %s 2>&1 | FileCheck %s
 
 // CHECK: <input>:[[# @LINE + 6]]:20: error: use of value '%in' before its definition, which is in a region that does not enclose the use
 #map = affine_map<(d0) -> (d0)>

@@ -1,7 +1,7 @@
-// The forward-reference guard of spine_triton._C (cpp/python/ForwardReferences.h) lets valid IR
+// The forward-reference guard of spine_triton._C (cpp/python/ParserGuards.h) lets valid IR
 // through: a use before its definition in a CFG region the definition's block dominates, names
 // reused by sibling regions and by functions, one-line functions, region arguments.
-// RUN: %python -c "import sys; from spine_triton import _C; print(_C.run_pipeline(open(sys.argv[1]).read(), 'builtin.module()'))" %s | FileCheck %s
+// RUN: %python %S/../helpers/run_stage.py %s | FileCheck %s
 
 // CHECK-LABEL: func.func @cfg
 // CHECK: return %[[X:.*]] : i32

@@ -3,7 +3,7 @@
 // a call site whose callee has no file (`callsite(unknown at ...)`, as tl.rand's inlined helpers
 // leave) and a call site on an op outside any llvm.func (a global's initializer). Such ops keep
 // the innermost caller location that has a file.
-// RUN: %python -c "import sys; from spine_triton import _C; print(_C.translate_to_llvmir(open(sys.argv[1]).read()))" %s | FileCheck %s
+// RUN: %python %S/../helpers/run_stage.py --translate %s | FileCheck %s
 
 // CHECK: @h = internal global i32 1
 // CHECK: define float @k(float %0)

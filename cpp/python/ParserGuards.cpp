@@ -1,6 +1,6 @@
-//===- ForwardReferences.cpp - Guard for MLIR's forward references --------===//
+//===- ParserGuards.cpp - Inputs MLIR 22's parser mishandles --------------===//
 
-#include "python/ForwardReferences.h"
+#include "python/ParserGuards.h"
 
 #include <algorithm>
 #include <cctype>
@@ -11,6 +11,13 @@ using namespace spine;
 
 namespace {
 
+/// A use that MLIR's parser would resolve to a definition that cannot
+/// dominate it: the name and the offset of the use in the text.
+struct UnsafeForwardReference {
+  std::string name;
+  size_t useOffset = 0;
+};
+
 bool isDigit(char c) { return std::isdigit(static_cast<unsigned char>(c)); }
 
 bool isIdChar(char c) {
@@ -18,9 +25,10 @@ bool isIdChar(char c) {
          c == '.' || c == '-';
 }
 
-/// One pass over the text. Regions are brace-delimited scopes (attribute
-/// dictionaries are scopes too, but hold no values); a definition is visible
-/// in its scope and the scopes inside it, as the parser has it.
+/// Forward references: one pass over the text. Regions are brace-delimited
+/// scopes (attribute dictionaries are scopes too, but hold no values); a
+/// definition is visible in its scope and the scopes inside it, as the parser
+/// has it.
 class Scanner {
 public:
   explicit Scanner(std::string_view text) : text(text) {
@@ -266,9 +274,154 @@ private:
   }
 };
 
+/// Whether the magnitude `digits` (decimal, or hexadecimal after 0x) with
+/// the given sign fits in an int64_t.
+bool fitsInt64(std::string_view digits, bool negative) {
+  bool hex = digits.size() > 2 && digits[0] == '0' &&
+             (digits[1] == 'x' || digits[1] == 'X');
+  unsigned __int128 value = 0;
+  for (char c : hex ? digits.substr(2) : digits) {
+    unsigned digit =
+        std::isdigit(static_cast<unsigned char>(c))
+            ? c - '0'
+            : (std::tolower(static_cast<unsigned char>(c)) - 'a' + 10);
+    value = value * (hex ? 16 : 10) + digit;
+    if (value > (static_cast<unsigned __int128>(1) << 64))
+      return false;
+  }
+  unsigned __int128 limit =
+      (static_cast<unsigned __int128>(1) << 63) - (negative ? 0 : 1);
+  return value <= limit;
+}
+
+/// `[` 64-bit integers separated by commas `]` at `pos`: the offset of the
+/// first thing that is not, if any.
+std::optional<size_t> badI64List(std::string_view text, size_t pos) {
+  auto skipBlanks = [&] {
+    while (pos < text.size() &&
+           std::isspace(static_cast<unsigned char>(text[pos])))
+      ++pos;
+  };
+  skipBlanks();
+  if (pos >= text.size() || text[pos] != '[')
+    return pos;
+  ++pos;
+  skipBlanks();
+  if (pos < text.size() && text[pos] == ']')
+    return std::nullopt;
+  while (true) {
+    size_t start = pos;
+    bool negative = pos < text.size() && text[pos] == '-';
+    if (negative)
+      ++pos;
+    size_t digits = pos;
+    bool hex = pos + 1 < text.size() && text[pos] == '0' &&
+               (text[pos + 1] == 'x' || text[pos + 1] == 'X');
+    if (hex)
+      pos += 2;
+    while (pos < text.size() &&
+           (hex ? std::isxdigit(static_cast<unsigned char>(text[pos]))
+                : std::isdigit(static_cast<unsigned char>(text[pos]))))
+      ++pos;
+    if (pos == digits + (hex ? 2 : 0) ||
+        (pos < text.size() && isIdChar(text[pos]) && text[pos] != '-') ||
+        !fitsInt64(text.substr(digits, pos - digits), negative))
+      return start;
+    skipBlanks();
+    if (pos < text.size() && text[pos] == ']')
+      return std::nullopt;
+    if (pos >= text.size() || text[pos] != ',')
+      return pos;
+    ++pos;
+    skipBlanks();
+  }
+}
+
+/// The integer list of each linalg.reduce / linalg.broadcast (`dimensions`)
+/// and linalg.transpose (`permutation`) in custom form, up to the next
+/// statement.
+std::optional<ParserHazard> findBadLinalgDimensions(std::string_view text) {
+  static constexpr std::string_view ops[] = {
+      "linalg.reduce", "linalg.broadcast", "linalg.transpose"};
+  for (std::string_view op : ops) {
+    std::string_view keyword =
+        op == "linalg.transpose" ? "permutation" : "dimensions";
+    for (size_t at = text.find(op); at != std::string_view::npos;
+         at = text.find(op, at + 1)) {
+      size_t end = at + op.size();
+      if ((at > 0 && (isIdChar(text[at - 1]) || text[at - 1] == '"')) ||
+          (end < text.size() && isIdChar(text[end])))
+        continue; // another name, or the generic form "linalg.reduce"(...)
+      // The keyword, before a line that starts another statement or block.
+      size_t pos = end;
+      bool lineStart = false, found = false;
+      while (pos < text.size() && !found) {
+        char c = text[pos];
+        if (c == '\n') {
+          lineStart = true;
+        } else if (c == '"') {
+          for (++pos;
+               pos < text.size() && text[pos] != '"' && text[pos] != '\n';)
+            pos += text[pos] == '\\' ? 2 : 1;
+          lineStart = false;
+        } else if (!std::isspace(static_cast<unsigned char>(c))) {
+          if (lineStart && (c == '%' || c == '^' || c == '}'))
+            break;
+          lineStart = false;
+          if (text.substr(pos, keyword.size()) == keyword &&
+              !isIdChar(text[pos - 1]) &&
+              (pos + keyword.size() >= text.size() ||
+               !isIdChar(text[pos + keyword.size()]))) {
+            size_t eq = pos + keyword.size();
+            while (eq < text.size() && (text[eq] == ' ' || text[eq] == '\t'))
+              ++eq;
+            if (eq < text.size() && text[eq] == '=') {
+              if (std::optional<size_t> bad = badI64List(text, eq + 1))
+                return ParserHazard{*bad,
+                                    "expected a list of 64-bit integers for '" +
+                                        std::string(keyword) + "' of '" +
+                                        std::string(op) + "'"};
+              found = true;
+            }
+          }
+        }
+        ++pos;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+/// `text` with the contents of comments and string literals blanked out
+/// (newlines and offsets stay): no op name or keyword is found in them.
+std::string codeOnly(std::string_view text) {
+  std::string code(text);
+  for (size_t pos = 0; pos < code.size(); ++pos) {
+    if (code[pos] == '/' && pos + 1 < code.size() && code[pos + 1] == '/') {
+      for (; pos < code.size() && code[pos] != '\n'; ++pos)
+        code[pos] = ' ';
+    } else if (code[pos] == '"') {
+      for (++pos; pos < code.size() && code[pos] != '"' && code[pos] != '\n';
+           ++pos) {
+        bool escape = code[pos] == '\\' && pos + 1 < code.size();
+        code[pos] = ' ';
+        if (escape)
+          code[++pos] = ' ';
+      }
+    }
+  }
+  return code;
+}
+
 } // namespace
 
-std::optional<UnsafeForwardReference>
-spine::findUnsafeForwardReference(std::string_view text) {
-  return Scanner(text).run();
+std::optional<ParserHazard> spine::findParserHazard(std::string_view text) {
+  if (std::optional<ParserHazard> bad = findBadLinalgDimensions(codeOnly(text)))
+    return bad;
+  if (std::optional<UnsafeForwardReference> unsafe = Scanner(text).run())
+    return ParserHazard{unsafe->useOffset,
+                        "use of value '" + unsafe->name +
+                            "' before its definition, which is in a region "
+                            "that does not enclose the use"};
+  return std::nullopt;
 }
