@@ -387,7 +387,9 @@ def unsupported_kernel(x_ptr, BLOCK: tl.constexpr, FN: tl.constexpr):
 def test_unsupported_libdevice_function_is_named(fn, symbol):
     # f64 products, quotients and square roots have no exact error term near the subnormal range:
     # their directed roundings are refused.
-    with pytest.raises(KernelCompileError, match=f"calls '{symbol}', which has no CPU implementation") as info:
+    with pytest.raises(
+        KernelCompileError, match=f"calls '{symbol}', which has no CPU implementation"
+    ) as info:
         unsupported_kernel[(1,)](torch.zeros(16, dtype=torch.float64), BLOCK=16, FN=fn)
     assert info.value.op == "tt.extern_elementwise"
     assert info.value.line == unsupported_kernel.fn.__code__.co_firstlineno + (5 if fn == "dmul_rd" else 7)
@@ -526,30 +528,79 @@ SPECIAL = {
     "yn": (mp2(lambda x, n: mpmath.bessely(int(n), x)), (0.5, 20), (0, 6), {"atol": 1e-15}),
     "lgamma": (mp(lambda x: mpmath.log(abs(mpmath.gamma(x)))), (-4.9, 40), None, {"atol": 1e-14}),
     "tgamma": (mp(mpmath.gamma), (-4.9, 30), None, {}),
-    "erfinv": (mp(mpmath.erfinv), with_tails(-1, 1, lambda dt: [1 - v for v in log_spaced(-7, -1)] + [0.0, 1.0, -1.0]),
-               None, {}),
-    "erfcinv": (lambda x, y: float(erfcinv_reference(x)), with_tails(0, 2, lambda dt: tiny(dt) + [0.0, 2.0]), None, {}),
-    "normcdf": (mp(mpmath.ncdf), lambda dt: uniform(-12.5, 6, dt) if dt == torch.float32 else uniform(-37, 9, dt),
-                None, {}),
-    "normcdfinv": (lambda x, y: float(-mpmath.sqrt(2) * erfcinv_reference(2 * x)), with_tails(0, 1, tiny), None, {}),
-    "erfcx": (mp(lambda x: mpmath.exp(x * x) * mpmath.erfc(x) if x < 1e4 else
-                 (1 - 1 / (2 * x * x) + 3 / (4 * x**4)) / (x * mpmath.sqrt(mpmath.pi))),
-              with_tails(-9, 30, lambda dt: log_spaced(1, 30 if dt == torch.float32 else 300)), None, {}),
+    "erfinv": (
+        mp(mpmath.erfinv),
+        with_tails(-1, 1, lambda dt: [1 - v for v in log_spaced(-7, -1)] + [0.0, 1.0, -1.0]),
+        None,
+        {},
+    ),
+    "erfcinv": (
+        lambda x, y: float(erfcinv_reference(x)),
+        with_tails(0, 2, lambda dt: tiny(dt) + [0.0, 2.0]),
+        None,
+        {},
+    ),
+    "normcdf": (
+        mp(mpmath.ncdf),
+        lambda dt: uniform(-12.5, 6, dt) if dt == torch.float32 else uniform(-37, 9, dt),
+        None,
+        {},
+    ),
+    "normcdfinv": (
+        lambda x, y: float(-mpmath.sqrt(2) * erfcinv_reference(2 * x)),
+        with_tails(0, 1, tiny),
+        None,
+        {},
+    ),
+    "erfcx": (
+        mp(
+            lambda x: (
+                mpmath.exp(x * x) * mpmath.erfc(x)
+                if x < 1e4
+                else (1 - 1 / (2 * x * x) + 3 / (4 * x**4)) / (x * mpmath.sqrt(mpmath.pi))
+            )
+        ),
+        with_tails(-9, 30, lambda dt: log_spaced(1, 30 if dt == torch.float32 else 300)),
+        None,
+        {},
+    ),
     "sinpi": (mp(mpmath.sinpi), with_tails(-1e4, 1e4, quarters_and_big), None, {}),
     "cospi": (mp(mpmath.cospi), with_tails(-1e4, 1e4, quarters_and_big), None, {}),
-    "cyl_bessel_i0": (mp(lambda x: mpmath.besseli(0, x)),
-                      lambda dt: uniform(-80, 80, dt) if dt == torch.float32 else uniform(-700, 700, dt), None, {}),
-    "cyl_bessel_i1": (mp(lambda x: mpmath.besseli(1, x)),
-                      lambda dt: uniform(-80, 80, dt) if dt == torch.float32 else uniform(-700, 700, dt), None, {}),
+    "cyl_bessel_i0": (
+        mp(lambda x: mpmath.besseli(0, x)),
+        lambda dt: uniform(-80, 80, dt) if dt == torch.float32 else uniform(-700, 700, dt),
+        None,
+        {},
+    ),
+    "cyl_bessel_i1": (
+        mp(lambda x: mpmath.besseli(1, x)),
+        lambda dt: uniform(-80, 80, dt) if dt == torch.float32 else uniform(-700, 700, dt),
+        None,
+        {},
+    ),
     "rcbrt": (mp(lambda x: mpmath.sign(x) / mpmath.cbrt(abs(x))), (-100, 100), None, {}),
-    "logb": (lambda x, y: float(math.frexp(x)[1] - 1), with_tails(-1e3, 1e3, lambda dt: log_spaced(-30, 30)), None, {}),
+    "logb": (
+        lambda x, y: float(math.frexp(x)[1] - 1),
+        with_tails(-1e3, 1e3, lambda dt: log_spaced(-30, 30)),
+        None,
+        {},
+    ),
     "hypot": (mp2(norm), (-1e3, 1e3), (-1e3, 1e3), {}),
     "rhypot": (mp2(lambda x, y: 1 / norm(x, y)), (-1e3, 1e3), (-1e3, 1e3), {}),
     "norm3d": (mp2(lambda x, y: norm(x, y, mpmath.mpf(x) * 0.75)), (-1e3, 1e3), (-1e3, 1e3), {}),
     "rnorm3d": (mp2(lambda x, y: 1 / norm(x, y, mpmath.mpf(x) * 0.75)), (-1e3, 1e3), (-1e3, 1e3), {}),
-    "norm4d": (mp2(lambda x, y: norm(x, y, mpmath.mpf(x) * 0.75, mpmath.mpf(y) * 0.5)), (-1e3, 1e3), (-1e3, 1e3), {}),
-    "rnorm4d": (mp2(lambda x, y: 1 / norm(x, y, mpmath.mpf(x) * 0.75, mpmath.mpf(y) * 0.5)), (-1e3, 1e3),
-                (-1e3, 1e3), {}),
+    "norm4d": (
+        mp2(lambda x, y: norm(x, y, mpmath.mpf(x) * 0.75, mpmath.mpf(y) * 0.5)),
+        (-1e3, 1e3),
+        (-1e3, 1e3),
+        {},
+    ),
+    "rnorm4d": (
+        mp2(lambda x, y: 1 / norm(x, y, mpmath.mpf(x) * 0.75, mpmath.mpf(y) * 0.5)),
+        (-1e3, 1e3),
+        (-1e3, 1e3),
+        {},
+    ),
     "remainder": (lambda x, y: math.remainder(x, y), (-100, 100), (0.5, 7), {}),
     "ldexp": (lambda x, y: math.ldexp(x, int(y)), (-10, 10), (-20, 20), {}),
     "scalbn": (lambda x, y: math.ldexp(x, int(y)), (-10, 10), (-20, 20), {}),
@@ -567,7 +618,9 @@ def test_special_functions(name, dtype):
     out = torch.empty_like(x)
     special_kernel[(triton.cdiv(x.numel(), BLOCK),)](x, y, out, x.numel(), FN=name, BLOCK=BLOCK)
     # The reference's ints are the values the kernel converts (y.to(int32) truncates).
-    expected = torch.tensor([ref(a, b) for a, b in zip(x.tolist(), y.tolist())], dtype=torch.float64).to(dtype)
+    expected = torch.tensor([ref(a, b) for a, b in zip(x.tolist(), y.tolist())], dtype=torch.float64).to(
+        dtype
+    )
     tolerances = {**TOLERANCES[dtype], **(extra if dtype == torch.float64 else {})}
     torch.testing.assert_close(out, expected, **tolerances, equal_nan=True)
 
@@ -590,10 +643,12 @@ def special_values_kernel(x_ptr, y_ptr, out_ptr, BLOCK: tl.constexpr):
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 def test_special_values(dtype):
     inf, nan = math.inf, math.nan
-    x = torch.tensor([inf, -inf, nan, 0.0, -0.0, 2.0, -3.0, 0.5, 1.0, -1.0, 5.0, inf, nan, 1e-30, 7.5, -2.5],
-                     dtype=dtype)
-    y = torch.tensor([nan, 1.0, inf, 0.0, 0.0, -0.0, 1.0, 0.0, inf, 2.0, 3.0, -inf, 1.0, 0.0, 1.0, 0.0],
-                     dtype=dtype)
+    x = torch.tensor(
+        [inf, -inf, nan, 0.0, -0.0, 2.0, -3.0, 0.5, 1.0, -1.0, 5.0, inf, nan, 1e-30, 7.5, -2.5], dtype=dtype
+    )
+    y = torch.tensor(
+        [nan, 1.0, inf, 0.0, 0.0, -0.0, 1.0, 0.0, inf, 2.0, 3.0, -inf, 1.0, 0.0, 1.0, 0.0], dtype=dtype
+    )
     out = torch.empty(8, 16, dtype=dtype)
     special_values_kernel[(1,)](x, y, out, BLOCK=16)
     # hypot/norm: an infinite argument wins over NaN (as in C's hypot).
@@ -605,10 +660,21 @@ def test_special_values(dtype):
     # sinpi(+-n) = +-0, cospi(n + 1/2) = +0, infinities give NaN.
     sinpi, cospi = out[3].tolist(), out[4].tolist()
     assert [math.copysign(1, v) for v, a in zip(sinpi, x.tolist()) if v == 0] == [
-        math.copysign(1, a) for v, a in zip(sinpi, x.tolist()) if v == 0]
+        math.copysign(1, a) for v, a in zip(sinpi, x.tolist()) if v == 0
+    ]
     assert all(math.isnan(v) for v, a in zip(sinpi + cospi, x.tolist() * 2) if math.isinf(a) or math.isnan(a))
-    assert cospi[7] == 0 and math.copysign(1, cospi[7]) == 1 and cospi[15] == 0 and math.copysign(1, cospi[15]) == 1
-    assert sinpi[5] == 0 and math.copysign(1, sinpi[5]) == 1 and sinpi[6] == 0 and math.copysign(1, sinpi[6]) == -1
+    assert (
+        cospi[7] == 0
+        and math.copysign(1, cospi[7]) == 1
+        and cospi[15] == 0
+        and math.copysign(1, cospi[15]) == 1
+    )
+    assert (
+        sinpi[5] == 0
+        and math.copysign(1, sinpi[5]) == 1
+        and sinpi[6] == 0
+        and math.copysign(1, sinpi[6]) == -1
+    )
     # erfinv(+-1) = +-inf, outside [-1, 1] NaN; erfcx(+inf) = 0, I0(+-inf) = inf.
     erfinv = out[5].tolist()
     assert erfinv[8] == inf and erfinv[9] == -inf and math.isnan(erfinv[6]) and erfinv[4] == 0
@@ -627,7 +693,9 @@ def ilogb_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 def test_ilogb_llrint_llround(dtype):
-    x = torch.cat((quarters(dtype, 64) * 3, torch.tensor([1e-30, 1e30, 2.0**-126, 3.5, -2.5, 1.0], dtype=dtype)))
+    x = torch.cat(
+        (quarters(dtype, 64) * 3, torch.tensor([1e-30, 1e30, 2.0**-126, 3.5, -2.5, 1.0], dtype=dtype))
+    )
     x = torch.cat((x, torch.ones(128 - x.numel(), dtype=dtype)))
     out = torch.empty(3, 128, dtype=torch.int32)
     ilogb_kernel[(1,)](x, out, BLOCK=128)
@@ -779,6 +847,7 @@ def directed_reference(op, mode, fmt, x, y, z):
             return x
         if x < 0:
             return math.nan
+
         # The rounding of the irrational root: the neighbours of the f64 root that bracket it.
         def step(v, toward):
             if fmt is F32:
@@ -862,14 +931,20 @@ def wide_range(dtype, n, seed):
     e = torch.randint(int(lo), int(math.log2(info.max)) + 1, (n,), generator=g).double()
     x = (torch.rand(n, generator=g, dtype=torch.float64) + 1) * 2.0**e
     x = torch.where(torch.rand(n, generator=g) < 0.5, -x, x).to(dtype)
-    specials = torch.tensor([0.0, -0.0, info.max, -info.max, info.tiny, info.smallest_normal / 2, 1.0, -1.0, 3.0],
-                            dtype=dtype)
+    specials = torch.tensor(
+        [0.0, -0.0, info.max, -info.max, info.tiny, info.smallest_normal / 2, 1.0, -1.0, 3.0], dtype=dtype
+    )
     x[: len(specials)] = specials
     return x
 
 
-DIRECTED = [(op, mode, dtype) for op in ("add", "sub", "mul", "div", "rcp", "sqrt", "fma") for mode in ("rd", "ru", "rz")
-            for dtype in (torch.float32, torch.float64) if dtype == torch.float32 or op in ("add", "sub")]
+DIRECTED = [
+    (op, mode, dtype)
+    for op in ("add", "sub", "mul", "div", "rcp", "sqrt", "fma")
+    for mode in ("rd", "ru", "rz")
+    for dtype in (torch.float32, torch.float64)
+    if dtype == torch.float32 or op in ("add", "sub")
+]
 
 
 @pytest.mark.parametrize("op, mode, dtype", DIRECTED, ids=[f"{o}_{m}-{d}" for o, m, d in DIRECTED])
@@ -890,7 +965,9 @@ def test_directed_rounding_arithmetic(op, mode, dtype):
         want = directed_reference(op, mode, fmt, a, b, c)
         if want is None:
             continue
-        if not (math.isnan(want) and math.isnan(got)) and (got != want or math.copysign(1, got) != math.copysign(1, want)):
+        if not (math.isnan(want) and math.isnan(got)) and (
+            got != want or math.copysign(1, got) != math.copysign(1, want)
+        ):
             bad.append((i, a, b, c, got, want))
     assert not bad, f"{len(bad)} wrong, e.g. {bad[:3]}"
 
@@ -903,16 +980,31 @@ def directed_conversion_kernel(d_ptr, i_ptr, l_ptr, f_ptr, g_ptr, BLOCK: tl.cons
     lv = tl.load(l_ptr + offs)
     ui, ul = i.to(tl.uint32, bitcast=True), lv.to(tl.uint64, bitcast=True)
     if MODE == "rd":
-        f = (libdevice.double2float_rd(d), libdevice.int2float_rd(i), libdevice.uint2float_rd(ui),
-             libdevice.ll2float_rd(lv), libdevice.ull2float_rd(ul))
+        f = (
+            libdevice.double2float_rd(d),
+            libdevice.int2float_rd(i),
+            libdevice.uint2float_rd(ui),
+            libdevice.ll2float_rd(lv),
+            libdevice.ull2float_rd(ul),
+        )
         g = (libdevice.ll2double_rd(lv), libdevice.ull2double_rd(ul))
     elif MODE == "ru":
-        f = (libdevice.double2float_ru(d), libdevice.int2float_ru(i), libdevice.uint2float_ru(ui),
-             libdevice.ll2float_ru(lv), libdevice.ull2float_ru(ul))
+        f = (
+            libdevice.double2float_ru(d),
+            libdevice.int2float_ru(i),
+            libdevice.uint2float_ru(ui),
+            libdevice.ll2float_ru(lv),
+            libdevice.ull2float_ru(ul),
+        )
         g = (libdevice.ll2double_ru(lv), libdevice.ull2double_ru(ul))
     else:
-        f = (libdevice.double2float_rz(d), libdevice.int2float_rz(i), libdevice.uint2float_rz(ui),
-             libdevice.ll2float_rz(lv), libdevice.ull2float_rz(ul))
+        f = (
+            libdevice.double2float_rz(d),
+            libdevice.int2float_rz(i),
+            libdevice.uint2float_rz(ui),
+            libdevice.ll2float_rz(lv),
+            libdevice.ull2float_rz(ul),
+        )
         g = (libdevice.ll2double_rz(lv), libdevice.ull2double_rz(ul))
     for k in tl.static_range(5):
         tl.store(f_ptr + k * BLOCK + offs, f[k])
@@ -924,13 +1016,28 @@ def directed_conversion_kernel(d_ptr, i_ptr, l_ptr, f_ptr, g_ptr, BLOCK: tl.cons
 def test_directed_rounding_conversions(mode):
     n = 256
     d = wide_range(torch.float64, n, 4)
-    d[10:20] = torch.tensor([1e39, -1e39, 3.4028235677973366e38, 1e-46, -1e-46, 1 + 2**-40, -(1 + 2**-40),
-                             1 + 2**-24, math.inf, -math.inf], dtype=torch.float64)
+    d[10:20] = torch.tensor(
+        [
+            1e39,
+            -1e39,
+            3.4028235677973366e38,
+            1e-46,
+            -1e-46,
+            1 + 2**-40,
+            -(1 + 2**-40),
+            1 + 2**-24,
+            math.inf,
+            -math.inf,
+        ],
+        dtype=torch.float64,
+    )
     g = torch.Generator().manual_seed(6)
     i = torch.randint(-(2**31), 2**31 - 1, (n,), generator=g, dtype=torch.int32)
     lv = torch.randint(-(2**63), 2**63 - 1, (n,), generator=g, dtype=torch.int64)
     i[:4] = torch.tensor([2**31 - 1, -(2**31), 2**24 + 1, -(2**24 + 3)], dtype=torch.int32)
-    lv[:6] = torch.tensor([2**63 - 1, -(2**63), 2**53 + 1, -(2**53 + 1), -1, 2**62 + 2**38 + 1], dtype=torch.int64)
+    lv[:6] = torch.tensor(
+        [2**63 - 1, -(2**63), 2**53 + 1, -(2**53 + 1), -1, 2**62 + 2**38 + 1], dtype=torch.int64
+    )
     f = torch.empty(5, n, dtype=torch.float32)
     gd = torch.empty(2, n, dtype=torch.float64)
     directed_conversion_kernel[(1,)](d, i, lv, f, gd, BLOCK=n, MODE=mode)

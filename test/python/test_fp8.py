@@ -111,7 +111,9 @@ def boundaries(dtype, source):
     info = torch.finfo(source)
     up = torch.nextafter(points, torch.full_like(points, math.inf))
     down = torch.nextafter(points, torch.full_like(points, -math.inf))
-    specials = torch.tensor([info.max, -info.max, info.tiny, info.smallest_normal / 3, -0.0, 0.0], dtype=source)
+    specials = torch.tensor(
+        [info.max, -info.max, info.tiny, info.smallest_normal / 3, -0.0, 0.0], dtype=source
+    )
     return torch.cat((points, up, down, specials))
 
 
@@ -141,13 +143,17 @@ def test_every_half_value_to_fp8_matches_torch(src, dst):
 
 @pytest.mark.parametrize("dst", FP8, ids=str)
 def test_float32_to_fp8_matches_torch(dst):
-    x = torch.cat((boundaries(dst, torch.float32), random_floats(torch.float32, 50000), payload_nans(torch.float32)))
+    x = torch.cat(
+        (boundaries(dst, torch.float32), random_floats(torch.float32, 50000), payload_nans(torch.float32))
+    )
     assert torch.equal(bits(convert(x, dst)), bits(x.to(dst)))
 
 
 @pytest.mark.parametrize("dst", FP8, ids=str)
 def test_float64_to_fp8_rounds_once(dst):
-    x = torch.cat((boundaries(dst, torch.float64), random_floats(torch.float64, 20000), payload_nans(torch.float64)))
+    x = torch.cat(
+        (boundaries(dst, torch.float64), random_floats(torch.float64, 20000), payload_nans(torch.float64))
+    )
     # Just above a tie: rounds away from the even neighbour. torch (through f32) lands on the tie.
     tie = 1 + 2.0 ** -(FORMATS[dst][0])
     x = torch.cat((x, torch.tensor([tie + 2**-40, -tie - 2**-40], dtype=torch.float64)))
@@ -243,7 +249,14 @@ def test_arithmetic_on_every_pair(dtype):
     cmp = torch.empty(3 * n, dtype=torch.bool)
     arith_kernel[(triton.cdiv(n, BLOCK),)](a, b, out, cmp, n, BLOCK=BLOCK)
     af, bf = a.float(), b.float()
-    expected = [af + bf, af - bf, af * bf, torch.fmax(af, bf), torch.fmin(af, bf), torch.where(af < bf, af, bf)]
+    expected = [
+        af + bf,
+        af - bf,
+        af * bf,
+        torch.fmax(af, bf),
+        torch.fmin(af, bf),
+        torch.where(af < bf, af, bf),
+    ]
     expected = torch.cat(expected + [-af, af.abs()]).to(dtype)
     # maximum/minimum of +0 and -0 may be either zero (IEEE maxNum/minNum).
     maxmin = slice(3 * n, 5 * n)
