@@ -1,4 +1,4 @@
-//===- AtomicOpsToLinalg.cpp - atomic read-modify-write, CAS, load, store -===//
+//===- AtomicOpsToLinalg.cpp - atomic RMW, CAS, load, store, poll ---------===//
 //
 // Every atomic becomes one LLVM atomic instruction per element on the i64 byte
 // address (llvm.atomicrmw, llvm.cmpxchg, atomic llvm.load/llvm.store). A
@@ -7,6 +7,10 @@
 // passes may fuse into consumers (duplicating it) or fold away, a loop nest
 // touches each element exactly once, in program order. Masked-off elements
 // are not touched and read as zero.
+//
+// tt.atomic_poll spins on each element in turn (an scf.while around an atomic
+// load) until it holds the expected value or the op's timeout, one budget for
+// the whole block measured from the op's start, has run out.
 //
 //===----------------------------------------------------------------------===//
 
@@ -18,6 +22,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -317,6 +322,134 @@ struct AtomicStoreLowering : OpConversionPattern<triton::AtomicStoreOp> {
   }
 };
 
+/// Name of the module's helper returning CLOCK_MONOTONIC in nanoseconds.
+constexpr StringLiteral kMonotonicNsName = "__spine_triton_monotonic_ns";
+
+/// CLOCK_MONOTONIC in Linux's <time.h> (on every architecture).
+constexpr int32_t kClockMonotonic = 1;
+
+/// An internal function of the module returning clock_gettime(CLOCK_MONOTONIC)
+/// in nanoseconds, created on first use. It reads the clock through libc (the
+/// vDSO where there is one): a steady clock that needs no calibration, unlike
+/// the x86 TSC, and is the same on x86-64 and riscv64. Both are LP64 targets,
+/// where struct timespec is {i64 tv_sec, i64 tv_nsec}.
+LLVM::LLVMFuncOp getOrCreateMonotonicClock(ConversionPatternRewriter &rewriter,
+                                           ModuleOp module) {
+  if (auto func = module.lookupSymbol<LLVM::LLVMFuncOp>(kMonotonicNsName))
+    return func;
+  MLIRContext *ctx = rewriter.getContext();
+  Location loc = UnknownLoc::get(ctx);
+  Type i32 = rewriter.getI32Type(), i64 = rewriter.getI64Type();
+  auto ptrType = LLVM::LLVMPointerType::get(ctx);
+
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToStart(module.getBody());
+  auto clockGettime = module.lookupSymbol<LLVM::LLVMFuncOp>("clock_gettime");
+  if (!clockGettime)
+    clockGettime = LLVM::LLVMFuncOp::create(
+        rewriter, loc, "clock_gettime",
+        LLVM::LLVMFunctionType::get(i32, {i32, ptrType}));
+  auto func = LLVM::LLVMFuncOp::create(rewriter, loc, kMonotonicNsName,
+                                       LLVM::LLVMFunctionType::get(i64, {}),
+                                       LLVM::Linkage::Internal);
+  rewriter.setInsertionPointToStart(func.addEntryBlock(rewriter));
+  auto timespecType = LLVM::LLVMStructType::getLiteral(ctx, {i64, i64});
+  Value one = LLVM::ConstantOp::create(rewriter, loc, i32, 1);
+  Value timespec = LLVM::AllocaOp::create(rewriter, loc, ptrType, timespecType,
+                                          one, /*alignment=*/8);
+  Value clock = LLVM::ConstantOp::create(rewriter, loc, i32, kClockMonotonic);
+  LLVM::CallOp::create(rewriter, loc, clockGettime,
+                       ValueRange{clock, timespec});
+  Value seconds = LLVM::LoadOp::create(rewriter, loc, i64, timespec);
+  Value nanosecondsPtr =
+      LLVM::GEPOp::create(rewriter, loc, ptrType, timespecType, timespec,
+                          ArrayRef<LLVM::GEPArg>{0, 1});
+  Value nanoseconds = LLVM::LoadOp::create(rewriter, loc, i64, nanosecondsPtr);
+  Value perSecond = LLVM::ConstantOp::create(rewriter, loc, i64, 1000000000);
+  Value total = LLVM::AddOp::create(
+      rewriter, loc, LLVM::MulOp::create(rewriter, loc, seconds, perSecond),
+      nanoseconds);
+  LLVM::ReturnOp::create(rewriter, loc, total);
+  return func;
+}
+
+/// Spins on each element until it equals the expected value; with a timeout,
+/// until the time since the op started reaches it. Each element is loaded at
+/// least once and its result is whether it held the value: once the budget is
+/// spent, the remaining elements are each checked once. Relaxed polls are
+/// monotonic loads, acquire polls acquire loads (which order the accesses
+/// after the op after the value seen). Triton's scopes become the system
+/// scope, as for the other atomics. Without a timeout the spin never ends
+/// until the value comes. It has no pause hint: the target is first known in
+/// LLVM IR, and x86's `pause` only spares power and a hyperthread sibling,
+/// it changes no result.
+struct AtomicPollLowering : OpConversionPattern<triton::AtomicPollOp> {
+  using OpConversionPattern::OpConversionPattern;
+
+  LogicalResult
+  matchAndRewrite(triton::AtomicPollOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    Type eltType = getElementTypeOrSelf(adaptor.getExpected().getType());
+    if (!isa<IntegerType>(eltType) || !isAtomicElementType(eltType))
+      return rewriter.notifyMatchFailure(op, "unsupported atomic element type");
+    LLVM::AtomicOrdering ordering = getOrdering(op.getSem());
+    StringRef scope = getSyncScope(op.getScope());
+    unsigned alignment = getStorageSizeInBytes(eltType);
+    Location loc = op.getLoc();
+    Value timeout = adaptor.getTimeout();
+    LLVM::LLVMFuncOp clock;
+    Value start;
+    if (timeout) {
+      clock =
+          getOrCreateMonotonicClock(rewriter, op->getParentOfType<ModuleOp>());
+      start =
+          LLVM::CallOp::create(rewriter, loc, clock, ValueRange()).getResult();
+    }
+    Type i1 = rewriter.getI1Type();
+    return lowerElementwise(
+        op, adaptor.getPtr(), rewriter, *getTypeConverter(),
+        [&](OpBuilder &b, Location loc, function_ref<Value(Value)> extract) {
+          Value ptr = toPointer(b, loc, extract(adaptor.getPtr()));
+          Value expected = extract(adaptor.getExpected());
+          auto before = [&](OpBuilder &b, Location loc, ValueRange) {
+            Value value = LLVM::LoadOp::create(
+                b, loc, eltType, ptr, alignment, /*isVolatile=*/false,
+                /*isNonTemporal=*/false, /*isInvariant=*/false,
+                /*isInvariantGroup=*/false, ordering, scope);
+            Value seen = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
+                                               value, expected);
+            Value yes = arith::ConstantIntOp::create(b, loc, i1, 1);
+            Value again = arith::XOrIOp::create(b, loc, seen, yes);
+            if (timeout) {
+              // The clock is read only while the value is absent.
+              auto ifOp = scf::IfOp::create(
+                  b, loc, again,
+                  [&](OpBuilder &b, Location loc) {
+                    Value now =
+                        LLVM::CallOp::create(b, loc, clock, ValueRange())
+                            .getResult();
+                    Value elapsed = arith::SubIOp::create(b, loc, now, start);
+                    Value left = arith::CmpIOp::create(
+                        b, loc, arith::CmpIPredicate::ult, elapsed, timeout);
+                    scf::YieldOp::create(b, loc, left);
+                  },
+                  [&](OpBuilder &b, Location loc) {
+                    scf::YieldOp::create(b, loc, again);
+                  });
+              again = ifOp.getResult(0);
+            }
+            scf::ConditionOp::create(b, loc, again, seen);
+          };
+          auto after = [&](OpBuilder &b, Location loc, ValueRange) {
+            scf::YieldOp::create(b, loc);
+          };
+          return scf::WhileOp::create(b, loc, TypeRange{i1}, ValueRange(),
+                                      before, after)
+              .getResult(0);
+        });
+  }
+};
+
 /// LLVM 22 gives llvm.atomicrmw and llvm.cmpxchg no memory effects interface,
 /// and buffer deallocation rejects ops with unknown effects. They read and
 /// write their address and, like an ordered llvm.load, may synchronize with
@@ -350,7 +483,8 @@ void registerAtomicMemoryEffects(DialectRegistry &registry) {
 void populateAtomicOpsToLinalgPatterns(TypeConverter &converter,
                                        RewritePatternSet &patterns) {
   patterns.add<AtomicRMWLowering, AtomicCASLowering, AtomicLoadLowering,
-               AtomicStoreLowering>(converter, patterns.getContext());
+               AtomicStoreLowering, AtomicPollLowering>(converter,
+                                                        patterns.getContext());
 }
 
 } // namespace mlir::spine

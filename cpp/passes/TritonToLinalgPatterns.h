@@ -44,7 +44,8 @@ void populateDescriptorOpsPatterns(TypeConverter &converter,
                                    RewritePatternSet &patterns);
 
 /// atomic_rmw, atomic_cas, atomic_load, atomic_store -> LLVM atomics per
-/// element, in program order.
+/// element, in program order; atomic_poll -> a spin loop of atomic loads per
+/// element.
 void populateAtomicOpsToLinalgPatterns(TypeConverter &converter,
                                        RewritePatternSet &patterns);
 

@@ -1,10 +1,16 @@
 """Atomics end to end against torch: every tl.atomic_* flavour, scalar and block, masked, with many
-programs of the parallel grid hitting the same addresses, and the old values they return."""
+programs of the parallel grid hitting the same addresses, and the old values they return; and
+tl.atomic_poll, waiting for values other programs store."""
+
+import platform
+import shutil
+import time
 
 import pytest
 import torch
 import triton
 import triton.language as tl
+from triton.backends.spine_triton.driver import CPUDriver
 
 # Enough programs that both of the launcher's threads contend for the same addresses.
 PROGRAMS = 64
@@ -285,3 +291,142 @@ def test_2d_block_atomic_returns_old_values():
     add_old_values_2d_kernel[(1,)](x, old, M=8, N=16)
     assert torch.equal(old, original)
     assert torch.equal(x, original + torch.arange(128, dtype=torch.float32).view(8, 16))
+
+
+# tl.atomic_poll: the safety net of the tests that wait for another program. A poll that never
+# saw its value fails the test after this long instead of hanging it.
+SAFETY_TIMEOUT_NS = 5_000_000_000
+
+
+@triton.jit
+def poll_kernel(
+    flags_ptr, expected, seen_ptr, TIMEOUT_NS: tl.constexpr, SEM: tl.constexpr, BLOCK: tl.constexpr
+):
+    offs = tl.arange(0, BLOCK)
+    seen = tl.atomic_poll(flags_ptr + offs, expected, sem=SEM, timeout_ns=TIMEOUT_NS)
+    tl.store(seen_ptr + offs, seen)
+
+
+@pytest.mark.parametrize("dtype", [torch.int16, torch.int32, torch.int64])
+@pytest.mark.parametrize("timeout_ns", [None, 0])
+@pytest.mark.parametrize("sem", ["acquire", "relaxed"])
+def test_poll_values_already_present(dtype, timeout_ns, sem):
+    # Every element is loaded at least once: present values are seen even with a zero timeout.
+    flags = torch.full((64,), 7, dtype=dtype)
+    seen = torch.zeros(64, dtype=torch.bool)
+    poll_kernel[(1,)](flags, 7, seen, TIMEOUT_NS=timeout_ns, SEM=sem, BLOCK=64)
+    assert seen.all()
+    assert torch.equal(flags, torch.full((64,), 7, dtype=dtype))
+
+
+def test_poll_zero_timeout_reports_absent_values():
+    flags = torch.zeros(64, dtype=torch.int32)
+    flags[::3] = 7
+    seen = torch.ones(64, dtype=torch.bool)
+    poll_kernel[(1,)](flags, 7, seen, TIMEOUT_NS=0, SEM="acquire", BLOCK=64)
+    assert torch.equal(seen, flags == 7)
+
+
+def test_poll_timeout_is_one_budget_for_the_block():
+    # 32 absent values and 0.2 s: the block gives up after about 0.2 s, not 32 times that.
+    flags = torch.zeros(32, dtype=torch.int64)
+    seen = torch.ones(32, dtype=torch.bool)
+    kernel = poll_kernel[(1,)](flags, 1, seen, TIMEOUT_NS=200_000_000, SEM="relaxed", BLOCK=32)
+    assert not seen.any()
+    assert "clock_gettime" in kernel.asm["llir"]
+    start = time.monotonic()
+    poll_kernel[(1,)](flags, 1, seen, TIMEOUT_NS=200_000_000, SEM="relaxed", BLOCK=32)
+    elapsed = time.monotonic() - start
+    assert not seen.any()
+    assert 0.2 <= elapsed < 1.6
+
+
+@triton.jit
+def poll_scalar_kernel(flag_ptr, expected, seen_ptr, timeout_ns):
+    tl.store(seen_ptr, tl.atomic_poll(flag_ptr, expected, timeout_ns=timeout_ns))
+
+
+@pytest.mark.parametrize("value, expected", [(5, True), (4, False)])
+def test_poll_scalar_pointer_with_runtime_timeout(value, expected):
+    flag = torch.tensor([value], dtype=torch.int32)
+    seen = torch.tensor([not expected])
+    poll_scalar_kernel[(1,)](flag, 5, seen, 1_000_000)  # 1 ms
+    assert seen.item() == expected
+
+
+@triton.jit
+def producer_consumer_kernel(
+    data_ptr, flags_ptr, out_ptr, seen_ptr, TIMEOUT_NS: tl.constexpr, BLOCK: tl.constexpr
+):
+    offs = tl.arange(0, BLOCK)
+    if tl.program_id(0) == 1:
+        # The producer: the payload, then the flags with release semantics.
+        tl.store(data_ptr + offs, offs * 3 + 1)
+        tl.atomic_xchg(flags_ptr + offs, 1, sem="release")
+    else:
+        # The consumer: an acquire poll makes the payload stored before each flag visible.
+        seen = tl.atomic_poll(flags_ptr + offs, 1, sem="acquire", timeout_ns=TIMEOUT_NS)
+        tl.store(seen_ptr + offs, seen)
+        tl.store(out_ptr + offs, tl.load(data_ptr + offs))
+
+
+def _run_producer_consumer(num_threads=2, timeout_ns=SAFETY_TIMEOUT_NS):
+    data = torch.zeros(64, dtype=torch.int32)
+    flags = torch.zeros(64, dtype=torch.int32)
+    out = torch.full((64,), -1, dtype=torch.int32)
+    seen = torch.zeros(64, dtype=torch.bool)
+    kernel = producer_consumer_kernel[(2,)](
+        data, flags, out, seen, TIMEOUT_NS=timeout_ns, BLOCK=64, num_threads=num_threads
+    )
+    return kernel, out, seen
+
+
+def test_poll_waits_for_another_program():
+    # Two programs on two threads: the consumer (program 0) waits for the producer (program 1).
+    for _ in range(5):
+        _, out, seen = _run_producer_consumer()
+        assert seen.all()
+        assert torch.equal(out, torch.arange(64, dtype=torch.int32) * 3 + 1)
+
+
+def test_poll_for_a_program_that_runs_later_times_out():
+    # On one thread program 1 runs after program 0 has given up (a GPU without co-residency).
+    _, out, seen = _run_producer_consumer(num_threads=1, timeout_ns=10_000_000)
+    assert not seen.any()
+    assert not out.any()
+
+
+@triton.jit
+def masked_poll_kernel(flags_ptr, expected, seen_ptr, n, BLOCK: tl.constexpr):
+    # atomic_poll has no mask operand: masked-off lanes poll a valid address (element 0) and their
+    # results are not stored.
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    ptrs = tl.where(mask, flags_ptr + offs, flags_ptr)
+    seen = tl.atomic_poll(ptrs, expected, timeout_ns=0)
+    tl.store(seen_ptr + offs, seen, mask=mask)
+
+
+def test_poll_masked_lanes():
+    flags = torch.zeros(20, dtype=torch.int32)
+    flags[[0, 3, 4, 11, 19]] = 9
+    seen = torch.zeros(32, dtype=torch.int8)
+    seen[20:] = 5
+    masked_poll_kernel[(1,)](flags, 9, seen.view(torch.bool), 20, BLOCK=32)
+    assert torch.equal(seen[:20], (flags == 9).to(torch.int8))
+    assert torch.equal(seen[20:], torch.full((12,), 5, dtype=torch.int8))
+
+
+@pytest.mark.skipif(platform.machine() == "riscv64", reason="a riscv64 host runs RISC-V kernels natively")
+@pytest.mark.skipif(shutil.which("qemu-riscv64") is None, reason="qemu-riscv64 is not installed")
+def test_poll_waits_for_another_program_emulated_riscv():
+    driver = CPUDriver()
+    driver.set_current_arch_id("0x503C")
+    triton.runtime.driver.set_active(driver)
+    try:
+        kernel, out, seen = _run_producer_consumer()
+    finally:
+        triton.runtime.driver.reset_active()
+    assert kernel.asm["so"][18] == 243  # EM_RISCV: qemu ran the RISC-V library
+    assert seen.all()
+    assert torch.equal(out, torch.arange(64, dtype=torch.int32) * 3 + 1)

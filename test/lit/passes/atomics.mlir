@@ -1,5 +1,6 @@
 // RUN: spine-triton-opt --triton-to-linalg-experimental %s | FileCheck %s
 // RUN: spine-triton-opt --triton-to-linalg-experimental --spine-triton-pipeline %s | FileCheck %s --check-prefix=LLVM
+// RUN: spine-triton-opt --triton-to-linalg-experimental %s | FileCheck %s --check-prefix=CLOCK
 
 // Scalar atomics are one LLVM atomic each, with triton's memory semantic as
 // the LLVM ordering (relaxed -> monotonic) and the system scope whatever the
@@ -205,5 +206,124 @@ tt.func public @spin_lock(%lock: !tt.ptr<i32>, %counter: !tt.ptr<i32>) {
   }
   %0 = tt.atomic_rmw add, relaxed, gpu, %counter, %c1 : (!tt.ptr<i32>, i32) -> i32
   %1 = tt.atomic_rmw exch, release, gpu, %lock, %c0 : (!tt.ptr<i32>, i32) -> i32
+  tt.return
+}
+
+// tt.atomic_poll with a timeout: the clock (clock_gettime(CLOCK_MONOTONIC)
+// through one internal helper) is read once before the spin, and again only
+// while the value is absent. The loop loads first, so even a zero timeout
+// loads the element once; the result is whether the value was seen.
+// CLOCK: llvm.func @clock_gettime(i32, !llvm.ptr) -> i32
+// CLOCK-LABEL: llvm.func internal @__spine_triton_monotonic_ns() -> i64
+// CLOCK-DAG:   %[[BILLION:.*]] = llvm.mlir.constant(1000000000 : i64) : i64
+// CLOCK-DAG:   %[[ONE:.*]] = llvm.mlir.constant(1 : i32) : i32
+// CLOCK:   %[[TS:.*]] = llvm.alloca %[[ONE]] x !llvm.struct<(i64, i64)>
+// CLOCK:   llvm.call @clock_gettime(%[[ONE]], %[[TS]])
+// CLOCK:   %[[SEC:.*]] = llvm.load %[[TS]] : !llvm.ptr -> i64
+// CLOCK:   %[[NSP:.*]] = llvm.getelementptr %[[TS]][0, 1]
+// CLOCK:   %[[NSEC:.*]] = llvm.load %[[NSP]] : !llvm.ptr -> i64
+// CLOCK:   %[[MUL:.*]] = llvm.mul %[[SEC]], %[[BILLION]] : i64
+// CLOCK:   %[[NS:.*]] = llvm.add %[[MUL]], %[[NSEC]] : i64
+// CLOCK:   llvm.return %[[NS]] : i64
+// CLOCK-NOT: llvm.func @clock_gettime
+// CLOCK-NOT: llvm.func internal @__spine_triton_monotonic_ns
+// CHECK-LABEL: func.func @poll_scalar
+// CHECK-DAG: %[[FALSE:.*]] = arith.constant false
+// CHECK-DAG: %[[EXPECTED:.*]] = arith.constant 7 : i32
+// CHECK: %[[START:.*]] = llvm.call @__spine_triton_monotonic_ns() : () -> i64
+// CHECK: %[[P:.*]] = llvm.inttoptr %arg0 : i64 to !llvm.ptr
+// CHECK: %[[SEEN:.*]] = scf.while : () -> i1 {
+// CHECK:   %[[V:.*]] = llvm.load %[[P]] atomic acquire {alignment = 4 : i64} : !llvm.ptr -> i32
+// CHECK:   %[[EQ:.*]] = arith.cmpi eq, %[[V]], %[[EXPECTED]] : i32
+// CHECK:   %[[NE:.*]] = arith.cmpi ne, %[[V]], %[[EXPECTED]] : i32
+// CHECK:   %[[AGAIN:.*]] = scf.if %[[NE]] -> (i1) {
+// CHECK:     %[[NOW:.*]] = llvm.call @__spine_triton_monotonic_ns() : () -> i64
+// CHECK:     %[[ELAPSED:.*]] = arith.subi %[[NOW]], %[[START]] : i64
+// CHECK:     %[[LEFT:.*]] = arith.cmpi ult, %[[ELAPSED]], %arg1 : i64
+// CHECK:     scf.yield %[[LEFT]] : i1
+// CHECK:   } else {
+// CHECK:     scf.yield %[[FALSE]] : i1
+// CHECK:   scf.condition(%[[AGAIN]]) %[[EQ]] : i1
+// CHECK: } do {
+// CHECK-NEXT: ^bb0(%{{.*}}: i1):
+// CHECK-NEXT:   scf.yield
+// CHECK: arith.extui %[[SEEN]] : i1 to i8
+// LLVM-LABEL: llvm.func @poll_scalar
+// LLVM: %[[START:.*]] = llvm.call @__spine_triton_monotonic_ns()
+// LLVM: ^[[SPIN:bb[0-9]+]]:
+// LLVM-NEXT: llvm.load %{{.*}} atomic acquire
+// LLVM: llvm.call @__spine_triton_monotonic_ns()
+// LLVM: llvm.sub %{{.*}}, %[[START]]
+// LLVM: llvm.br ^[[SPIN]]
+// LLVM: llvm.return
+tt.func public @poll_scalar(%p: !tt.ptr<i32>, %timeout: i64, %out: !tt.ptr<i8>) {
+  %c7 = arith.constant 7 : i32
+  %seen = tt.atomic_poll acquire, gpu, %p, %c7 timeout %timeout : !tt.ptr<i32>, i32 -> i1
+  %byte = arith.extui %seen : i1 to i8
+  tt.store %out, %byte : !tt.ptr<i8>
+  tt.return
+}
+
+// A tensor poll without a timeout: one spin loop per element, in order, inside
+// the loop over the block that collects the i1 results; relaxed polls are
+// monotonic loads, and no clock is read.
+// CHECK-LABEL: func.func @poll_tensor
+// CHECK-NOT: llvm.call
+// CHECK: %[[EMPTY:.*]] = tensor.empty() : tensor<8xi1>
+// CHECK: %[[ALL:.*]] = scf.for %[[I:.*]] = %c0 to %c8 step %c1 iter_args(%[[ACC:.*]] = %[[EMPTY]]) -> (tensor<8xi1>) {
+// CHECK:   %[[ADDR:.*]] = tensor.extract %{{.*}}[%[[I]]] : tensor<8xi64>
+// CHECK:   %[[P:.*]] = llvm.inttoptr %[[ADDR]] : i64 to !llvm.ptr
+// CHECK:   %[[SEEN:.*]] = scf.while : () -> i1 {
+// CHECK:     %[[V:.*]] = llvm.load %[[P]] atomic monotonic {alignment = 8 : i64} : !llvm.ptr -> i64
+// CHECK:     %[[EQ:.*]] = arith.cmpi eq, %[[V]], %arg1 : i64
+// CHECK:     %[[NE:.*]] = arith.cmpi ne, %[[V]], %arg1 : i64
+// CHECK:     scf.condition(%[[NE]]) %[[EQ]] : i1
+// CHECK:   %[[INS:.*]] = tensor.insert %[[SEEN]] into %[[ACC]][%[[I]]] : tensor<8xi1>
+// CHECK:   scf.yield %[[INS]] : tensor<8xi1>
+// CHECK: tensor.extract %[[ALL]]
+// LLVM-LABEL: llvm.func @poll_tensor
+// LLVM-NOT: llvm.call @__spine_triton_monotonic_ns
+// LLVM: llvm.load %{{.*}} atomic monotonic {alignment = 8 : i64} : !llvm.ptr -> i64
+// LLVM-NEXT: llvm.icmp "eq"
+// LLVM-NEXT: %[[AGAIN:.*]] = llvm.icmp "ne"
+// LLVM-NEXT: llvm.cond_br %[[AGAIN]], ^[[BACK:bb[0-9]+]], ^{{bb[0-9]+}}
+// LLVM-NEXT: ^[[BACK]]:  // pred: ^[[SPIN:bb[0-9]+]]
+// LLVM-NEXT: llvm.br ^[[SPIN]]
+tt.func public @poll_tensor(%p: !tt.ptr<i64>, %x: i64, %out: !tt.ptr<i8>) {
+  %r = tt.make_range {end = 8 : i32, start = 0 : i32} : tensor<8xi32>
+  %ps = tt.splat %p : !tt.ptr<i64> -> tensor<8x!tt.ptr<i64>>
+  %pp = tt.addptr %ps, %r : tensor<8x!tt.ptr<i64>>, tensor<8xi32>
+  %v = tt.splat %x : i64 -> tensor<8xi64>
+  %seen = tt.atomic_poll relaxed, gpu, %pp, %v : tensor<8x!tt.ptr<i64>>, tensor<8xi64> -> tensor<8xi1>
+  %bytes = arith.extui %seen : tensor<8xi1> to tensor<8xi8>
+  %os = tt.splat %out : !tt.ptr<i8> -> tensor<8x!tt.ptr<i8>>
+  %op = tt.addptr %os, %r : tensor<8x!tt.ptr<i8>>, tensor<8xi32>
+  tt.store %op, %bytes : tensor<8x!tt.ptr<i8>>
+  tt.return
+}
+
+// A poll whose result is unused still waits: the loop over the 2-D block
+// stays, carrying nothing. The timeout budget is shared: the clock is read
+// once before the block, not per element.
+// CHECK-LABEL: func.func @poll_unused
+// CHECK: %[[START:.*]] = llvm.call @__spine_triton_monotonic_ns()
+// CHECK-NOT: llvm.call @__spine_triton_monotonic_ns
+// CHECK: scf.for
+// CHECK-NEXT: scf.for
+// CHECK-NOT: tensor.insert
+// CHECK: scf.while
+// CHECK:   llvm.load %{{.*}} atomic acquire {alignment = 2 : i64} : !llvm.ptr -> i16
+// CHECK:   scf.if
+// CHECK:     llvm.call @__spine_triton_monotonic_ns()
+// CHECK:     arith.subi %{{.*}}, %[[START]] : i64
+// CHECK: return
+tt.func public @poll_unused(%p: !tt.ptr<i16>, %timeout: i64) {
+  %r = tt.make_range {end = 4 : i32, start = 0 : i32} : tensor<4xi32>
+  %r2 = tt.expand_dims %r {axis = 0 : i32} : tensor<4xi32> -> tensor<1x4xi32>
+  %rb = tt.broadcast %r2 : tensor<1x4xi32> -> tensor<2x4xi32>
+  %ps = tt.splat %p : !tt.ptr<i16> -> tensor<2x4x!tt.ptr<i16>>
+  %pp = tt.addptr %ps, %rb : tensor<2x4x!tt.ptr<i16>>, tensor<2x4xi32>
+  %one = arith.constant dense<1> : tensor<2x4xi16>
+  %seen = tt.atomic_poll acquire, sys, %pp, %one timeout %timeout : tensor<2x4x!tt.ptr<i16>>, tensor<2x4xi16> -> tensor<2x4xi1>
   tt.return
 }

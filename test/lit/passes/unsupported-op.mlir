@@ -2,12 +2,16 @@
 // RUN: %expect_exit 1 spine-triton-opt --triton-to-linalg-experimental %s -o /dev/null
 
 // An op the conversion has no lowering for is named, with its location, and
-// the tool fails with exit status 1 (no crash).
+// the tool fails with exit status 1 (no crash). The grid dependency ops of
+// programmatic dependent launch (tl.extra.cuda.gdc_wait and
+// gdc_launch_dependents) are such ops; each one gets its own error.
 // CHECK-NOT: PLEASE submit a bug report
-// CHECK: unsupported-op.mlir:[[@LINE+4]]:8: error: spine-triton cannot lower 'tt.atomic_poll' yet
-tt.func public @poll(%p: !tt.ptr<i32>, %timeout: i64) {
-  %c0 = arith.constant 0 : i32
-  %one = arith.constant 1 : i32
-  %r = tt.atomic_poll acquire, gpu, %p, %c0 timeout %timeout : !tt.ptr<i32>, i32 -> i1
+// CHECK: unsupported-op.mlir:[[@LINE+4]]:3: error: spine-triton cannot lower 'tt.grid_dependency_wait' yet
+// CHECK: unsupported-op.mlir:[[@LINE+5]]:3: error: spine-triton cannot lower 'tt.grid_dependency_launch_dependents' yet
+tt.func public @wait_for_previous_grid(%p: !tt.ptr<i32>) {
+  %c1 = arith.constant 1 : i32
+  tt.grid_dependency_wait
+  tt.store %p, %c1 : !tt.ptr<i32>
+  tt.grid_dependency_launch_dependents
   tt.return
 }
