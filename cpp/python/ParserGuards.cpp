@@ -392,6 +392,29 @@ std::optional<ParserHazard> findBadLinalgDimensions(std::string_view text) {
   return std::nullopt;
 }
 
+/// A dense array of `index` elements (`array<index: 1, 0>`): the parser
+/// takes the bit width of the element type, which index has none of, and
+/// crashes.
+std::optional<ParserHazard> findIndexDenseArray(std::string_view code) {
+  constexpr std::string_view array = "array<";
+  for (size_t at = code.find(array); at != std::string_view::npos;
+       at = code.find(array, at + 1)) {
+    if (at > 0 && isIdChar(code[at - 1]))
+      continue;
+    size_t pos = at + array.size();
+    while (pos < code.size() &&
+           std::isspace(static_cast<unsigned char>(code[pos])))
+      ++pos;
+    constexpr std::string_view index = "index";
+    if (code.substr(pos, index.size()) == index &&
+        (pos + index.size() >= code.size() ||
+         !isIdChar(code[pos + index.size()])))
+      return ParserHazard{pos, "dense arrays of 'index' are not supported: "
+                               "use a fixed-width integer type"};
+  }
+  return std::nullopt;
+}
+
 /// `text` with the contents of comments and string literals blanked out
 /// (newlines and offsets stay): no op name or keyword is found in them.
 std::string codeOnly(std::string_view text) {
@@ -416,7 +439,10 @@ std::string codeOnly(std::string_view text) {
 } // namespace
 
 std::optional<ParserHazard> spine::findParserHazard(std::string_view text) {
-  if (std::optional<ParserHazard> bad = findBadLinalgDimensions(codeOnly(text)))
+  std::string code = codeOnly(text);
+  if (std::optional<ParserHazard> bad = findIndexDenseArray(code))
+    return bad;
+  if (std::optional<ParserHazard> bad = findBadLinalgDimensions(code))
     return bad;
   if (std::optional<UnsafeForwardReference> unsafe = Scanner(text).run())
     return ParserHazard{unsafe->useOffset,

@@ -17,6 +17,8 @@
 // - A malformed integer list after `dimensions =` (linalg.reduce,
 //   linalg.broadcast) or `permutation =` (linalg.transpose): their parsers
 //   store the null attribute of the failed parse and crash on it.
+// - A dense array of `index` elements (`array<index: 1, 0>`), whose element
+//   bit width the parser asks for.
 //
 //===----------------------------------------------------------------------===//
 
