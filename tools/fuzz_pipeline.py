@@ -183,9 +183,11 @@ def worker_main():
     import resource
 
     faulthandler.enable()
-    _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    limit = WORKER_MEMORY if hard == resource.RLIM_INFINITY else min(WORKER_MEMORY, hard)
-    resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    # AddressSanitizer (scripts/sanitize.sh) reserves terabytes of address space for its shadow.
+    if "libasan" not in os.environ.get("LD_PRELOAD", ""):
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        limit = WORKER_MEMORY if hard == resource.RLIM_INFINITY else min(WORKER_MEMORY, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
     stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
     # Nothing but framed messages may reach the parent on stdout.
     sys.stdout = sys.stderr
@@ -817,7 +819,7 @@ def main(argv=None) -> int:
     parser.add_argument("--runs", type=int, default=0, help="stop after this many executions")
     parser.add_argument("--seed", type=int, default=None, help="random seed (default: from time)")
     parser.add_argument("--jobs", type=int, default=None, help="worker processes (default: cores)")
-    parser.add_argument("--timeout", type=float, default=30.0, help="seconds per input before a hang")
+    parser.add_argument("--timeout", type=float, default=120.0, help="seconds per input before a hang")
     parser.add_argument("--llvm-fraction", type=float, default=0.2,
                         help="share of inputs that also run the LLVM stages (default 0.2)")  # fmt: skip
     parser.add_argument("--crashers", default=str(REPO / "build" / "fuzz" / "crashers"))
