@@ -7,12 +7,67 @@
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
 #include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "mlir/Transforms/Passes.h"
 
 namespace mlir::spine {
+
+namespace {
+
+/// A rank-0 linalg op that only yields its one input (a linalg.copy of a 0-D
+/// tensor, say) is that input. Upstream's constant folding of such
+/// transpose-like ops, run by linalg-fuse-elementwise-ops, crashes on rank-0
+/// ones: the reduction lowering copies a 0-D slice of the reduced tensor as
+/// the init, and when that tensor is a constant (tl.sum(tl.full(...))), the
+/// canonicalizer makes the slice a 0-D constant. Found by the fuzzer.
+struct FoldRankZeroCopies : OpInterfaceRewritePattern<linalg::LinalgOp> {
+  using OpInterfaceRewritePattern::OpInterfaceRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::LinalgOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics() || op.getNumLoops() != 0 ||
+        op.getNumDpsInputs() != 1 || op.getNumDpsInits() != 1 ||
+        op->getNumRegions() != 1 || op->getRegion(0).empty())
+      return failure();
+    Block &body = op->getRegion(0).front();
+    auto yield = dyn_cast<linalg::YieldOp>(body.getTerminator());
+    if (!llvm::hasSingleElement(body) || !yield ||
+        yield->getNumOperands() != 1 ||
+        yield->getOperand(0) != body.getArgument(0))
+      return failure();
+    Value input = op.getDpsInputOperand(0)->get();
+    if (input.getType() != op->getResult(0).getType() ||
+        !matchPattern(input, m_Constant()))
+      return failure();
+    rewriter.replaceOp(op, input);
+    return success();
+  }
+};
+
+struct FoldRankZeroCopiesPass
+    : PassWrapper<FoldRankZeroCopiesPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FoldRankZeroCopiesPass)
+
+  StringRef getArgument() const override {
+    return "spine-fold-rank-zero-copies";
+  }
+  StringRef getDescription() const override {
+    return "Replace rank-0 linalg copies of constants by the constants";
+  }
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    patterns.add<FoldRankZeroCopies>(&getContext());
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
+} // namespace
 
 void buildTritonToLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createMaterializeProgramIds());
@@ -28,6 +83,7 @@ void buildTritonToLinalgPipeline(OpPassManager &pm) {
 void buildSpineTritonPipeline(OpPassManager &pm,
                               const SpineTritonPipelineOptions &options) {
   pm.addPass(createAddKernelEntry());
+  pm.addPass(std::make_unique<FoldRankZeroCopiesPass>());
   pm.addPass(createLinalgElementwiseOpFusionPass());
 
   bufferization::OneShotBufferizePassOptions bufferize;

@@ -131,3 +131,17 @@ def test_rsqrt_kernel_compiles_and_runs():
     out = torch.empty_like(x)
     rsqrt_kernel[(1,)](x, out, 1000, BLOCK=1024)
     torch.testing.assert_close(out, torch.rsqrt(x))
+
+
+@triton.jit
+def sum_of_constant_kernel(out_ptr, N: tl.constexpr):
+    tl.store(out_ptr, tl.sum(tl.full([N], 2.0, tl.float32), axis=0))
+    tl.store(out_ptr + 1, tl.max(tl.full([N], -3.0, tl.float32), axis=0))
+
+
+def test_reduction_of_a_constant_compiles_and_runs():
+    # A rank-0 copy of a constant used to crash linalg-fuse-elementwise-ops
+    # (test/lit/fuzz/reduce-of-constant.mlir).
+    out = torch.empty(2)
+    sum_of_constant_kernel[(1,)](out, N=1024)
+    assert out.tolist() == [2048.0, -3.0]
