@@ -10,6 +10,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassInstrumentation.h"
 #include "mlir/Pass/PassManager.h"
@@ -95,6 +96,35 @@ std::unique_ptr<mlir::MLIRContext> makeContext(bool withTranslation) {
 
 constexpr llvm::StringLiteral kInputBuffer = "<input>";
 
+/// The custom assembly of an op (llvm.mlir.global, ...) hands its attribute
+/// dictionary's inherent attributes to the op as they are; one of the wrong
+/// kind (`{addr_space = i32}`, a type where an integer belongs) leaves the
+/// property null, the verifier takes it for the default, and the accessors
+/// that assume a default-valued property is always set crash (found by the
+/// fuzzer, in llvm.mlir.addressof's symbol verifier). Ops are created with
+/// every default-valued property set, so one that is null was such an
+/// attribute: reported, and set to its default so that nothing reads null.
+mlir::LogicalResult checkDefaultValuedProperties(mlir::ModuleOp module) {
+  mlir::LogicalResult result = mlir::success();
+  module->walk([&](mlir::Operation *op) {
+    if (!op->getPropertiesStorageSize())
+      return;
+    mlir::Attribute before = op->getPropertiesAsAttribute();
+    op->getName().populateDefaultProperties(op->getPropertiesStorage());
+    mlir::Attribute after = op->getPropertiesAsAttribute();
+    auto set = llvm::dyn_cast_or_null<mlir::DictionaryAttr>(before);
+    auto all = llvm::dyn_cast_or_null<mlir::DictionaryAttr>(after);
+    if (!all || before == after)
+      return;
+    for (mlir::NamedAttribute property : all)
+      if (!set || !set.contains(property.getName()))
+        op->emitOpError("attribute '") << property.getName().getValue()
+                                       << "' is not of the kind the op takes";
+    result = mlir::failure();
+  });
+  return result;
+}
+
 /// Parses `text` with diagnostics captured by the caller's handler. Inputs
 /// the parser mishandles (see ParserGuards.h) are an error before parsing.
 mlir::OwningOpRef<mlir::ModuleOp> parseModule(llvm::SourceMgr &sourceMgr,
@@ -111,10 +141,11 @@ mlir::OwningOpRef<mlir::ModuleOp> parseModule(llvm::SourceMgr &sourceMgr,
     return nullptr;
   }
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceFile<mlir::ModuleOp>(sourceMgr,
-                                            mlir::ParserConfig(&ctx));
-  if (!module)
-    return module;
+      mlir::parseSourceFile<mlir::ModuleOp>(
+          sourceMgr, mlir::ParserConfig(&ctx, /*verifyAfterParse=*/false));
+  if (!module || mlir::failed(checkDefaultValuedProperties(*module)) ||
+      mlir::failed(mlir::verify(*module)))
+    return nullptr;
   // Custom assembly formats (scf.for's induction variable, ...) print no
   // location for their block arguments, so the parser gives them a position
   // in this text. Carried on to the phis they become, DWARF would report it

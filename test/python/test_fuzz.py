@@ -23,6 +23,7 @@ FUZZ_SECONDS = 60
 REJECTED_ON_PURPOSE = {
     "forward-reference-into-failed-region.mlir",
     "index-dense-array.mlir",
+    "inherent-attribute-of-the-wrong-kind.mlir",
     "linalg-bad-integer-lists.mlir",
 }
 
