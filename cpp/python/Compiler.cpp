@@ -1,8 +1,9 @@
 //===- Compiler.cpp - In-process MLIR/LLVM stages of the module -----------===//
 
 #include "python/Compiler.h"
-#include "python/ParserGuards.h"
 
+#include "parser/InherentAttributes.h"
+#include "parser/ParserGuards.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -96,37 +97,10 @@ std::unique_ptr<mlir::MLIRContext> makeContext(bool withTranslation) {
 
 constexpr llvm::StringLiteral kInputBuffer = "<input>";
 
-/// The custom assembly of an op (llvm.mlir.global, ...) hands its attribute
-/// dictionary's inherent attributes to the op as they are; one of the wrong
-/// kind (`{addr_space = i32}`, a type where an integer belongs) leaves the
-/// property null, the verifier takes it for the default, and the accessors
-/// that assume a default-valued property is always set crash (found by the
-/// fuzzer, in llvm.mlir.addressof's symbol verifier). Ops are created with
-/// every default-valued property set, so one that is null was such an
-/// attribute: reported, and set to its default so that nothing reads null.
-mlir::LogicalResult checkDefaultValuedProperties(mlir::ModuleOp module) {
-  mlir::LogicalResult result = mlir::success();
-  module->walk([&](mlir::Operation *op) {
-    if (!op->getPropertiesStorageSize())
-      return;
-    mlir::Attribute before = op->getPropertiesAsAttribute();
-    op->getName().populateDefaultProperties(op->getPropertiesStorage());
-    mlir::Attribute after = op->getPropertiesAsAttribute();
-    auto set = llvm::dyn_cast_or_null<mlir::DictionaryAttr>(before);
-    auto all = llvm::dyn_cast_or_null<mlir::DictionaryAttr>(after);
-    if (!all || before == after)
-      return;
-    for (mlir::NamedAttribute property : all)
-      if (!set || !set.contains(property.getName()))
-        op->emitOpError("attribute '") << property.getName().getValue()
-                                       << "' is not of the kind the op takes";
-    result = mlir::failure();
-  });
-  return result;
-}
-
 /// Parses `text` with diagnostics captured by the caller's handler. Inputs
-/// the parser mishandles (see ParserGuards.h) are an error before parsing.
+/// the parser mishandles (see ParserGuards.h) are an error before parsing,
+/// inherent attributes of the wrong kind (InherentAttributes.h) one before
+/// verifying.
 mlir::OwningOpRef<mlir::ModuleOp> parseModule(llvm::SourceMgr &sourceMgr,
                                               const std::string &text,
                                               mlir::MLIRContext &ctx) {
@@ -143,7 +117,7 @@ mlir::OwningOpRef<mlir::ModuleOp> parseModule(llvm::SourceMgr &sourceMgr,
   mlir::OwningOpRef<mlir::ModuleOp> module =
       mlir::parseSourceFile<mlir::ModuleOp>(
           sourceMgr, mlir::ParserConfig(&ctx, /*verifyAfterParse=*/false));
-  if (!module || mlir::failed(checkDefaultValuedProperties(*module)) ||
+  if (!module || mlir::failed(checkInherentAttributeKinds(*module)) ||
       mlir::failed(mlir::verify(*module)))
     return nullptr;
   // Custom assembly formats (scf.for's induction variable, ...) print no

@@ -1,6 +1,6 @@
 //===- ParserGuards.cpp - Inputs MLIR 22's parser mishandles --------------===//
 
-#include "python/ParserGuards.h"
+#include "parser/ParserGuards.h"
 
 #include <algorithm>
 #include <cctype>

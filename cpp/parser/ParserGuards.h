@@ -2,8 +2,8 @@
 //
 // The pipeline fuzzer (tools/fuzz_pipeline.py) found invalid inputs on which
 // the MLIR 22 parser, part of the pinned LLVM, crashes or corrupts memory
-// instead of reporting an error. spine_triton._C checks its input text for
-// them before parsing and reports them as errors:
+// instead of reporting an error. spine_triton._C and spine-triton-opt check
+// their input text for them before parsing and report them as errors:
 //
 // - Forward references resolved outside the use's regions. A use of a value
 //   before its definition gets a placeholder; the next definition of that
@@ -22,8 +22,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef SPINE_TRITON_PYTHON_PARSERGUARDS_H
-#define SPINE_TRITON_PYTHON_PARSERGUARDS_H
+#ifndef SPINE_TRITON_PARSER_PARSERGUARDS_H
+#define SPINE_TRITON_PARSER_PARSERGUARDS_H
 
 #include <cstddef>
 #include <optional>
@@ -44,4 +44,4 @@ std::optional<ParserHazard> findParserHazard(std::string_view text);
 
 } // namespace spine
 
-#endif // SPINE_TRITON_PYTHON_PARSERGUARDS_H
+#endif // SPINE_TRITON_PARSER_PARSERGUARDS_H
