@@ -1,7 +1,9 @@
-// The forward-reference guard of spine_triton._C (cpp/python/ParserGuards.h) lets valid IR
-// through: a use before its definition in a CFG region the definition's block dominates, names
-// reused by sibling regions and by functions, one-line functions, region arguments.
+// The forward-reference guard of spine_triton._C and spine-triton-opt (cpp/parser/ParserGuards.h)
+// lets valid IR through: a use before its definition in a CFG region the definition's block
+// dominates, names reused by sibling regions and by functions, one-line functions, region
+// arguments.
 // RUN: %python %S/../helpers/run_stage.py %s | FileCheck %s
+// RUN: spine-triton-opt %s | FileCheck %s
 
 // CHECK-LABEL: func.func @cfg
 // CHECK: return %[[X:.*]] : i32
