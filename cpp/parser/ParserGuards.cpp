@@ -63,10 +63,16 @@ public:
         // `%a, %b:2 = ...`: the op's results.
       } else if (atStatement && c == '^') {
         parseBlockHeader();
+      } else if (atStatement && c == '(' && parseRegionArguments()) {
+        // `(%in: i32, %init: i32) {` on a line of its own: the arguments of
+        // the region that follows (linalg.reduce, linalg.map).
       } else if (c == '{') {
         parents.push_back(current());
         namesPerScope.emplace_back();
         scopeStack.push_back(static_cast<int>(parents.size()) - 1);
+        for (const std::string &name : pendingRegionArguments)
+          define(name, /*regionArgument=*/true);
+        pendingRegionArguments.clear();
         ++pos;
       } else if (c == '}') {
         closeScope();
@@ -110,6 +116,8 @@ private:
   std::unordered_map<std::string, std::vector<Use>> forwardReferences;
   /// Paren depths of the argument lists of `@symbol(...)`.
   std::vector<int> signatureParens;
+  /// Arguments listed before a region, defined when its `{` opens.
+  std::vector<std::string> pendingRegionArguments;
   std::optional<UnsafeForwardReference> found;
 
   char peek(size_t ahead) const {
@@ -243,6 +251,53 @@ private:
       }
       ++pos;
     } while (pos < text.size() && depth > 0 && text[pos - 1] != '\n');
+  }
+
+  /// `(%a: type loc(...), %b: type) {` at the start of a line: the argument
+  /// list custom printers put before a region (linalg.reduce and linalg.map
+  /// print it on a line of its own). The names followed by `:` become
+  /// arguments of the region; false, with pos unchanged, if the parenthesis
+  /// does not close on this line followed by `{`.
+  bool parseRegionArguments() {
+    size_t close = pos;
+    for (int depth = 0; close < text.size() && text[close] != '\n'; ++close) {
+      if (text[close] == '"') {
+        for (++close;
+             close < text.size() && text[close] != '"' && text[close] != '\n';)
+          close += text[close] == '\\' ? 2 : 1;
+        if (close >= text.size() || text[close] == '\n')
+          return false;
+      } else if (text[close] == '(') {
+        ++depth;
+      } else if (text[close] == ')' && --depth == 0) {
+        break;
+      }
+    }
+    if (close >= text.size() || text[close] != ')')
+      return false;
+    size_t next = close + 1;
+    while (next < text.size() && (text[next] == ' ' || text[next] == '\t'))
+      ++next;
+    if (next >= text.size() || text[next] != '{')
+      return false;
+    for (++pos; pos < close;) {
+      char c = text[pos];
+      if (c == '"') {
+        skipString();
+      } else if (c == '%') {
+        size_t offset = pos;
+        std::string name = parseName();
+        skipBlanks();
+        if (peek(0) == ':')
+          pendingRegionArguments.push_back(name);
+        else if (name.size() > 1)
+          use(name, offset);
+      } else {
+        ++pos;
+      }
+    }
+    pos = close + 1;
+    return true;
   }
 
   void parseSymbol() {
