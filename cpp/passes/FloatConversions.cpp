@@ -213,6 +213,39 @@ Value createTruncF(OpBuilder &b, Location loc, Value x, FloatType type,
   return towardZero ? stepTowardZeroWhereAbove(e, nearest, ref) : nearest;
 }
 
+Value createIntToBF16(OpBuilder &b, Location loc, Value x, bool isUnsigned) {
+  Elementwise e(b, loc, x.getType());
+  auto type = cast<IntegerType>(getElementTypeOrSelf(x.getType()));
+  unsigned width = type.getWidth();
+  Type f32 = b.getF32Type(), i32 = b.getI32Type();
+  // The magnitude, as an unsigned number (the most negative value too).
+  Value zero = e.i(type, 0);
+  Value negative =
+      isUnsigned ? Value() : e.cmpi(arith::CmpIPredicate::slt, x, zero);
+  Value magnitude = isUnsigned ? x : e.select(negative, e.subi(zero, x), x);
+  // Rounded to odd at 24 bits: the bits below the top 24 are dropped, and the
+  // lowest kept bit is set if any of them was. That is exact in f32, and
+  // rounding it to bf16 (8 bits) is the same as rounding the integer once.
+  Value significant =
+      e.subi(e.i(type, width),
+             math::CountLeadingZerosOp::create(b, loc, magnitude).getResult());
+  Value shift =
+      arith::MaxSIOp::create(b, loc, e.subi(significant, e.i(type, 24)), zero);
+  Value dropped =
+      e.andi(magnitude, e.subi(e.shl(e.i(type, 1), shift), e.i(type, 1)));
+  Value sticky = e.zext(e.cmpi(arith::CmpIPredicate::ne, dropped, zero), type);
+  Value kept = e.ori(e.shr(magnitude, shift), sticky);
+  // kept * 2^shift, both exact in f32 (shift <= 40).
+  Value scale = e.bitcast(
+      e.shl(e.addi(width > 32 ? e.trunci(shift, i32) : shift, e.i(i32, 127)),
+            e.i(i32, 23)),
+      f32);
+  Value odd = e.mul(e.uitofp(kept, f32), scale);
+  if (!isUnsigned)
+    odd = e.select(negative, e.neg(odd), odd);
+  return e.truncf(odd, b.getBF16Type());
+}
+
 Value createFloatConversion(OpBuilder &b, Location loc, Value x, FloatType from,
                             FloatType to, bool towardZero) {
   if (from == to)

@@ -41,6 +41,11 @@ Value createFloatToFloat8(OpBuilder &b, Location loc, Value x, FloatType f8,
 Value createTruncF(OpBuilder &b, Location loc, Value x, FloatType type,
                    bool towardZero);
 
+/// Integer `x` (elements wider than 24 bits, signed or not) converted to
+/// bf16, rounded once to nearest even. LLVM converts to f32 first and rounds
+/// twice: 2^24 + 2^16 + 1 became 2^24 instead of 2^24 + 2^17.
+Value createIntToBF16(OpBuilder &b, Location loc, Value x, bool isUnsigned);
+
 /// `x` converted from format `from` to format `to` (either may be fp8, whose
 /// values are their i8 bit patterns); narrowing rounds to nearest even or
 /// toward zero, widening is exact.

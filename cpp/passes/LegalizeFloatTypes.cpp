@@ -13,7 +13,9 @@
 //  - then every fp8 type (of values, pointees, descriptors, signatures)
 //    becomes i8: loads, stores and data movement just move bytes.
 // Besides, arith.truncf from f64 to bf16 (which no target or C runtime has)
-// is rounded through f32 with round-to-odd.
+// is rounded through f32 with round-to-odd, and so are arith.sitofp/uitofp of
+// integers wider than 24 bits to bf16 (LLVM goes through f32 and rounds
+// twice).
 //
 //===----------------------------------------------------------------------===//
 
@@ -182,6 +184,14 @@ LogicalResult legalizeOp(Operation *op) {
       r.replace(r.convert(trunc.getIn(), trunc.getType(), *towardZero));
     else
       r.replace(createTruncF(r.b, r.loc, trunc.getIn(), to, *towardZero));
+    return success();
+  }
+  if (isa<arith::SIToFPOp, arith::UIToFPOp>(op) && !mentionsFloat8(op)) {
+    Type from = getElementTypeOrSelf(op->getOperand(0).getType());
+    if (getElementTypeOrSelf(op->getResult(0).getType()).isBF16() &&
+        from.getIntOrFloatBitWidth() > 24)
+      r.replace(createIntToBF16(r.b, r.loc, op->getOperand(0),
+                                isa<arith::UIToFPOp>(op)));
     return success();
   }
   if (!mentionsFloat8(op))

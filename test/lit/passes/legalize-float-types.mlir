@@ -71,3 +71,24 @@ tt.func public @dot(%a: tensor<16x8xf8E4M3FN>, %b: tensor<8x32xf8E4M3FN>, %c: te
   %d = tt.dot %a, %b, %c : tensor<16x8xf8E4M3FN> * tensor<8x32xf8E4M3FN> -> tensor<16x32xf32>
   tt.return %d : tensor<16x32xf32>
 }
+
+// Integers wider than 24 bits -> bf16 round once: to odd at 24 bits in the
+// integer domain (exact in f32), then to nearest even in bf16. LLVM would go
+// through f32 rounding twice. Narrower integers and other targets stay.
+// CHECK-LABEL: tt.func public @int_to_bf16(
+// CHECK: math.ctlz %{{.*}} : tensor<16xi32>
+// CHECK: arith.uitofp %{{.*}} : tensor<16xi32> to tensor<16xf32>
+// CHECK: %[[A:.*]] = arith.truncf %{{.*}} : tensor<16xf32> to tensor<16xbf16>
+// CHECK: math.ctlz %{{.*}} : tensor<16xi64>
+// CHECK: arith.uitofp %{{.*}} : tensor<16xi64> to tensor<16xf32>
+// CHECK: %[[B:.*]] = arith.truncf %{{.*}} : tensor<16xf32> to tensor<16xbf16>
+// CHECK: %[[C:.*]] = arith.sitofp %{{.*}} : tensor<16xi16> to tensor<16xbf16>
+// CHECK: %[[D:.*]] = arith.sitofp %{{.*}} : tensor<16xi64> to tensor<16xf32>
+// CHECK: tt.return %[[A]], %[[B]], %[[C]], %[[D]]
+tt.func public @int_to_bf16(%a: tensor<16xi32>, %b: tensor<16xi64>, %c: tensor<16xi16>) -> (tensor<16xbf16>, tensor<16xbf16>, tensor<16xbf16>, tensor<16xf32>) {
+  %x = arith.uitofp %a : tensor<16xi32> to tensor<16xbf16>
+  %y = arith.sitofp %b : tensor<16xi64> to tensor<16xbf16>
+  %z = arith.sitofp %c : tensor<16xi16> to tensor<16xbf16>
+  %w = arith.sitofp %b : tensor<16xi64> to tensor<16xf32>
+  tt.return %x, %y, %z, %w : tensor<16xbf16>, tensor<16xbf16>, tensor<16xbf16>, tensor<16xf32>
+}
