@@ -14,13 +14,74 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include <cmath>
 
 namespace mlir::spine {
 #define GEN_PASS_DEF_APPROXIMATEMATH
 #include "passes/Passes.h.inc"
 
 namespace {
+
+/// f32 exp2(x) as 2^n * exp(f * ln2), with n = roundeven(x) and f = x - n
+/// (exact, |f| <= 1/2): the rounding of f * ln2 costs a fraction of an ulp.
+/// Upstream's expansion exp(x * ln2) rounds x * ln2 and loses about |x| ulps
+/// (34 at x = 120). 2^n is built from exponent bits in two halves, so results
+/// that overflow or are subnormal round once.
+struct AccurateExp2 : OpRewritePattern<math::Exp2Op> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(math::Exp2Op op,
+                                PatternRewriter &rewriter) const override {
+    Type type = op.getType();
+    if (!getElementTypeOrSelf(type).isF32())
+      return failure();
+    Location loc = op.getLoc();
+    Type intType = rewriter.getI32Type();
+    if (auto shaped = dyn_cast<ShapedType>(type))
+      intType = shaped.clone(intType);
+    auto constant = [&](Type t, TypedAttr scalar) -> Value {
+      TypedAttr attr = scalar;
+      if (auto shaped = dyn_cast<ShapedType>(t))
+        attr = DenseElementsAttr::get(shaped, scalar);
+      return arith::ConstantOp::create(rewriter, loc, attr);
+    };
+    auto f = [&](double v) {
+      return constant(type, rewriter.getF32FloatAttr(v));
+    };
+    auto i = [&](int32_t v) {
+      return constant(intType, rewriter.getI32IntegerAttr(v));
+    };
+    // Beyond +-200 every result is 0 or infinity; NaN stays NaN.
+    Value x = arith::MinimumFOp::create(
+        rewriter, loc,
+        arith::MaximumFOp::create(rewriter, loc, op.getOperand(), f(-200)),
+        f(200));
+    Value n = math::RoundEvenOp::create(rewriter, loc, x);
+    Value frac = arith::SubFOp::create(rewriter, loc, x, n);
+    Value p = math::ExpOp::create(
+        rewriter, loc, arith::MulFOp::create(rewriter, loc, frac, f(M_LN2)));
+    // No fptosi of NaN (poison): its exponent does not matter, p is NaN.
+    Value isNaN =
+        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::UNO, n, n);
+    Value k = arith::FPToSIOp::create(
+        rewriter, loc, intType,
+        arith::SelectOp::create(rewriter, loc, isNaN, f(0), n));
+    Value k1 = arith::ShRSIOp::create(rewriter, loc, k, i(1));
+    Value k2 = arith::SubIOp::create(rewriter, loc, k, k1);
+    auto powerOfTwo = [&](Value e) -> Value {
+      Value bits = arith::ShLIOp::create(
+          rewriter, loc, arith::AddIOp::create(rewriter, loc, e, i(127)),
+          i(23));
+      return arith::BitcastOp::create(rewriter, loc, type, bits);
+    };
+    Value scaled = arith::MulFOp::create(rewriter, loc, p, powerOfTwo(k1));
+    rewriter.replaceOpWithNewOp<arith::MulFOp>(op, scaled, powerOfTwo(k2));
+    return success();
+  }
+};
 
 struct ApproximateMathPass : impl::ApproximateMathBase<ApproximateMathPass> {
   void runOnOperation() override {
@@ -30,7 +91,9 @@ struct ApproximateMathPass : impl::ApproximateMathBase<ApproximateMathPass> {
     // pow is not expanded: exp(y * log(x)) is wrong for negative bases with
     // integral exponents, which pow defines.
     math::populateExpansionPatterns(
-        patterns, {"sinh", "cosh", "asinh", "acosh", "atanh", "exp2"});
+        patterns, {"sinh", "cosh", "asinh", "acosh", "atanh"});
+    // f32 exp2 through exp, accurately; f64 exp2 stays libm's.
+    patterns.add<AccurateExp2>(&getContext());
     // sin and cos stay libm calls: upstream's approximation reduces the
     // argument in f32, so its error grows with |x| (3e-4 at 1e4), too much
     // for e.g. rotary embeddings.
