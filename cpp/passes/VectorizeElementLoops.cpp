@@ -26,6 +26,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/IterationEvaluator.h"
+#include "passes/LaneStrides.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -61,13 +63,6 @@ bool isScalar(Type type) { return type.isIntOrIndexOrFloat(); }
 /// A vector of i1 is a bit mask in memory, a scalar i1 a byte: accesses of
 /// booleans keep their scalar loop.
 bool isAccessible(Type type) { return isScalar(type) && !type.isInteger(1); }
-
-/// The plain `p + offset` byte GEP the memory lowerings emit.
-bool isByteGep(LLVM::GEPOp gep) {
-  return gep.getElemType() == IntegerType::get(gep.getContext(), 8) &&
-         gep.getDynamicIndices().size() == 1 &&
-         gep.getRawConstantIndices().size() == 1;
-}
 
 bool hasUnitInnerStride(MemRefType type) {
   if (type.getRank() == 0)
@@ -167,17 +162,6 @@ TypedAttr neutralElement(vector::CombiningKind kind, Type type) {
   return IntegerAttr::get(type, value);
 }
 
-/// The allocation a buffer is a view of.
-Value rootBuffer(Value memref) {
-  while (Operation *def = memref.getDefiningOp()) {
-    if (!isa<memref::SubViewOp, memref::CastOp, memref::ReinterpretCastOp,
-             memref::ExpandShapeOp, memref::CollapseShapeOp>(def))
-      break;
-    memref = def->getOperand(0);
-  }
-  return memref;
-}
-
 /// Which values of a loop body depend on the induction variable, and whether
 /// every op in it can be widened.
 class LoopAnalysis {
@@ -195,6 +179,7 @@ public:
     });
   }
   bool isVarying(Value v) const { return varying.contains(v); }
+  const DenseSet<Value> &getVarying() const { return varying; }
   /// Narrowest element accessed in memory, in bits (0 if nothing is).
   unsigned narrowestAccess() const { return narrowest; }
 
@@ -205,8 +190,7 @@ private:
     Block *body = loop.getBody();
     for (auto load : body->getOps<memref::LoadOp>()) {
       // The indices must also be valid after the loop.
-      if (!load->hasOneUse() ||
-          llvm::any_of(load.getIndices(), [&](Value v) {
+      if (!load->hasOneUse() || llvm::any_of(load.getIndices(), [&](Value v) {
             return loop->isAncestor(v.getParentBlock()->getParentOp());
           }))
         continue;
@@ -334,9 +318,8 @@ private:
       return true;
     // llvm.intr.powi takes one scalar exponent for all lanes.
     if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
-        isa<math::FPowIOp, math::IPowIOp>(op) ||
-        op->getNumRegions() != 0 || op->getNumResults() != 1 ||
-        !isScalar(op->getResult(0).getType()) ||
+        isa<math::FPowIOp, math::IPowIOp>(op) || op->getNumRegions() != 0 ||
+        op->getNumResults() != 1 || !isScalar(op->getResult(0).getType()) ||
         !llvm::all_of(op->getOperandTypes(), isScalar))
       return false;
     if (anyVarying(op)) {
@@ -364,12 +347,87 @@ private:
   bool legal = false;
 };
 
+/// The address an llvm.load or llvm.store accesses.
+Value accessAddress(Operation *op) {
+  if (auto load = dyn_cast<LLVM::LoadOp>(op))
+    return load.getAddr();
+  return cast<LLVM::StoreOp>(op).getAddr();
+}
+
+int64_t accessSize(Operation *op) {
+  Type type = isa<LLVM::LoadOp>(op)
+                  ? op->getResult(0).getType()
+                  : cast<LLVM::StoreOp>(op).getValue().getType();
+  return llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
+}
+
+/// How the lanes of each llvm.load and llvm.store of a loop are known to be
+/// consecutive.
+struct Contiguity {
+  /// By construction of their addresses.
+  DenseSet<Operation *> proven;
+  /// When `noWrap` holds: the 32-bit offsets in their addresses do not
+  /// wrap anywhere in the loop, checked once before it.
+  DenseSet<Operation *> unlessWrapped;
+  Value noWrap;
+};
+
+/// Which llvm.load and llvm.store of `loop` have consecutive lanes by
+/// construction of their addresses, and for those whose 32-bit offsets may
+/// wrap, the check (emitted at `b`, before the loop) that they do not: the
+/// first and the last iteration's addresses are as far apart as the stride
+/// says.
+Contiguity findContiguity(OpBuilder &b, scf::ForOp loop,
+                          const LoopAnalysis &analysis, int64_t lb,
+                          int64_t ub) {
+  Contiguity result;
+  LaneStrides strides(loop.getInductionVar(), lb, ub, analysis.getVarying());
+  Location loc = loop.getLoc();
+  std::optional<IterationEvaluator> first, last;
+  auto addressAt = [&](IterationEvaluator &at, Value ptr) -> Value {
+    Value v = at.at(ptr);
+    if (v && isa<LLVM::LLVMPointerType>(v.getType()))
+      v = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), v);
+    return v;
+  };
+  loop.getBody()->walk([&](Operation *op) {
+    if (!isa<LLVM::LoadOp, LLVM::StoreOp>(op))
+      return;
+    Value addr = accessAddress(op);
+    int64_t size = accessSize(op);
+    std::optional<LaneStride> stride = strides.of(addr);
+    if (!stride || stride->stride != size)
+      return;
+    if (!stride->wrap) {
+      result.proven.insert(op);
+      return;
+    }
+    if (!first) {
+      first.emplace(b, loop, arith::ConstantIndexOp::create(b, loc, lb));
+      last.emplace(b, loop, arith::ConstantIndexOp::create(b, loc, ub - 1));
+    }
+    Value from = addressAt(*first, addr), to = addressAt(*last, addr);
+    if (!from || !to)
+      return;
+    Value span = arith::SubIOp::create(b, loc, to, from);
+    Value ok = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, span,
+        arith::ConstantIntOp::create(b, loc, b.getI64Type(),
+                                     (ub - 1 - lb) * size));
+    result.noWrap =
+        result.noWrap ? arith::AndIOp::create(b, loc, result.noWrap, ok) : ok;
+    result.unlessWrapped.insert(op);
+  });
+  return result;
+}
+
 /// Emits the widened body of one strip of VF iterations.
 class Widener {
 public:
   Widener(OpBuilder &b, Location loc, const LoopAnalysis &analysis,
-          int64_t lanes)
-      : b(b), loc(loc), analysis(analysis), lanes(lanes) {}
+          const Contiguity &contiguity, int64_t lanes)
+      : b(b), loc(loc), analysis(analysis), contiguity(contiguity),
+        lanes(lanes) {}
 
   /// Widens one strip; `accumulators` are the strip loop's iter_args, one
   /// per reduction. Returns the partial results to yield.
@@ -379,13 +437,32 @@ public:
       vectors[r.load.getResult()] = acc;
     Value oldIv = loop.getInductionVar();
     scalars.map(oldIv, stripIv);
+    firstLane.emplace(b, loop, stripIv);
+    if (scf::ForOp outer = iterationLoop(loop)) {
+      // The next iteration: counter + step, iter_args their yielded values
+      // (as far as they can be computed here).
+      IRMapping next;
+      next.map(loop.getInductionVar(), stripIv);
+      IterationEvaluator current(b, outer, IRMapping());
+      auto yield = cast<scf::YieldOp>(outer.getBody()->getTerminator());
+      for (auto [arg, value] :
+           llvm::zip(outer.getRegionIterArgs(), yield.getOperands()))
+        if (isScalar(arg.getType()))
+          if (Value v = current.at(value))
+            next.map(arg, v);
+      next.map(outer.getInductionVar(),
+               arith::AddIOp::create(b, loc, outer.getInductionVar(),
+                                     outer.getStep()));
+      nextIteration.emplace(b, outer, std::move(next), /*readBuffers=*/true);
+    }
     auto indexVec = VectorType::get({lanes}, b.getIndexType());
     SmallVector<int64_t> iota(lanes);
     for (int64_t i = 0; i < lanes; ++i)
       iota[i] = i;
-    Value steps = arith::ConstantOp::create(
-        b, loc, cast<TypedAttr>(DenseElementsAttr::get(
-                    indexVec, ArrayRef<int64_t>(iota))));
+    Value steps =
+        arith::ConstantOp::create(b, loc,
+                                  cast<TypedAttr>(DenseElementsAttr::get(
+                                      indexVec, ArrayRef<int64_t>(iota))));
     vectors[oldIv] = arith::AddIOp::create(
         b, loc, vector::BroadcastOp::create(b, loc, indexVec, stripIv), steps);
     widenBlock(loop.getBody(), /*mask=*/Value());
@@ -420,7 +497,8 @@ private:
 
   Value zeroVector(Type scalar) {
     return arith::ConstantOp::create(
-        b, loc, DenseElementsAttr::get(vectorOf(scalar), b.getZeroAttr(scalar)));
+        b, loc,
+        DenseElementsAttr::get(vectorOf(scalar), b.getZeroAttr(scalar)));
   }
 
   /// The byte address of every lane, as an i64 vector.
@@ -436,8 +514,13 @@ private:
     return splat;
   }
 
-  /// Whether the lanes' addresses are `size` bytes apart in lane order.
-  Value consecutive(Value addrs, int64_t size) {
+  /// Whether the lanes' addresses `addrs` of `access` are consecutive in
+  /// lane order; null when that holds by construction.
+  Value consecutive(Operation *access, Value addrs, int64_t size) {
+    if (contiguity.proven.contains(access))
+      return Value();
+    if (contiguity.unlessWrapped.contains(access))
+      return contiguity.noWrap;
     auto i64Vec = vectorOf(b.getI64Type());
     Value first = vector::ExtractOp::create(b, loc, addrs, 0);
     SmallVector<int64_t> offsets(lanes);
@@ -446,9 +529,10 @@ private:
     Value expected = arith::AddIOp::create(
         b, loc, vector::BroadcastOp::create(b, loc, i64Vec, first),
         arith::ConstantOp::create(
-            b, loc, DenseElementsAttr::get(i64Vec, ArrayRef<int64_t>(offsets))));
-    Value same = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                       addrs, expected);
+            b, loc,
+            DenseElementsAttr::get(i64Vec, ArrayRef<int64_t>(offsets))));
+    Value same = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, addrs,
+                                       expected);
     return vector::ReductionOp::create(b, loc, vector::CombiningKind::AND,
                                        same);
   }
@@ -458,30 +542,98 @@ private:
     return LLVM::IntToPtrOp::create(b, loc, vectorOf(ptrType), addrs);
   }
 
-  Value firstPointer(Value addrs) {
+  /// The address of the strip's first lane: computed in scalar code when
+  /// the lanes are consecutive by construction, rather than taken out of the
+  /// address vector.
+  Value firstPointer(Operation *access, Value addrs) {
+    if (contiguity.proven.contains(access) ||
+        contiguity.unlessWrapped.contains(access))
+      if (Value ptr = firstLane->at(accessAddress(access)))
+        return ptr;
     auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
     Value first = vector::ExtractOp::create(b, loc, addrs, 0);
     return LLVM::IntToPtrOp::create(b, loc, ptrType, first);
   }
 
+  /// The loop around `loop` whose iterations a kernel's loop over tiles
+  /// makes: the nearest with bounds known only at run time (the loops over
+  /// a tile's elements have constant bounds).
+  static scf::ForOp iterationLoop(scf::ForOp loop) {
+    for (auto outer = loop->getParentOfType<scf::ForOp>(); outer;
+         outer = outer->getParentOfType<scf::ForOp>())
+      if (!getConstantIntValue(outer.getLowerBound()) ||
+          !getConstantIntValue(outer.getUpperBound()) ||
+          !getConstantIntValue(outer.getStep()))
+        return outer;
+    return {};
+  }
+
+  /// Asks the cache for what this strip of `access` touches in the next
+  /// iteration of the loop over tiles: a tile loop copies rows scattered
+  /// over memory (one page each for a large matrix), which hardware
+  /// prefetchers only start on after the first misses of every row. This is
+  /// what `num_stages` pipelining buys on GPUs.
+  void prefetchNext(Operation *access) {
+    if (!nextIteration || !(contiguity.proven.contains(access) ||
+                            contiguity.unlessWrapped.contains(access)))
+      return;
+    Value next = nextIteration->at(accessAddress(access));
+    if (!next)
+      return;
+    bool write = isa<LLVM::StoreOp>(access);
+    LLVM::Prefetch::create(b, loc, next, b.getI32IntegerAttr(write),
+                           b.getI32IntegerAttr(3), b.getI32IntegerAttr(1));
+  }
+
+  /// Emits `access(masked)` for consecutive lanes: a plain vector access when
+  /// every lane is on (x86's masked moves are slow, AMD's masked stores
+  /// very), a masked one otherwise. Returns what it yields, if anything.
+  Value contiguous(OpBuilder &b, Location loc, Value mask, Type resultType,
+                   function_ref<Value(OpBuilder &, Location, bool)> access) {
+    if (!mask)
+      return access(b, loc, /*masked=*/false);
+    Value allOn =
+        vector::ReductionOp::create(b, loc, vector::CombiningKind::AND, mask);
+    auto branch = [&](bool masked) {
+      return [&, masked](OpBuilder &b, Location loc) {
+        Value v = access(b, loc, masked);
+        scf::YieldOp::create(b, loc, v ? ValueRange(v) : ValueRange());
+      };
+    };
+    // The branches' yields give the result types.
+    auto ifOp = scf::IfOp::create(b, loc, allOn, branch(false), branch(true));
+    return resultType ? ifOp.getResult(0) : Value();
+  }
+
   Value loadLanes(LLVM::LoadOp load, Value mask) {
     Type type = load.getType();
     Value addrs = addressOf(load.getAddr());
-    Value m = mask ? mask : allTrue();
+    Value ptr = firstPointer(load, addrs);
+    prefetchNext(load);
     unsigned align = load.getAlignment().value_or(
         llvm::divideCeil(type.getIntOrFloatBitWidth(), 8));
     int64_t size = llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
+    auto vectorLoad = [&](OpBuilder &b, Location loc) {
+      return contiguous(
+          b, loc, mask, vectorOf(type),
+          [&](OpBuilder &b, Location loc, bool masked) -> Value {
+            if (masked)
+              return LLVM::MaskedLoadOp::create(b, loc, vectorOf(type), ptr,
+                                                mask, zeroVector(type), align);
+            return LLVM::LoadOp::create(b, loc, vectorOf(type), ptr, align);
+          });
+    };
+    Value isConsecutive = consecutive(load, addrs, size);
+    if (!isConsecutive)
+      return vectorLoad(b, loc);
     auto ifOp = scf::IfOp::create(
-        b, loc, consecutive(addrs, size),
+        b, loc, isConsecutive,
         [&](OpBuilder &b, Location loc) {
-          Value v = LLVM::MaskedLoadOp::create(b, loc, vectorOf(type),
-                                               firstPointer(addrs), m,
-                                               zeroVector(type), align);
-          scf::YieldOp::create(b, loc, v);
+          scf::YieldOp::create(b, loc, vectorLoad(b, loc));
         },
         [&](OpBuilder &b, Location loc) {
           Value v = LLVM::masked_gather::create(
-              b, loc, vectorOf(type), pointers(addrs), m,
+              b, loc, vectorOf(type), pointers(addrs), mask ? mask : allTrue(),
               ValueRange{zeroVector(type)}, align);
           scf::YieldOp::create(b, loc, v);
         });
@@ -492,20 +644,36 @@ private:
     Type type = store.getValue().getType();
     Value value = vec(store.getValue());
     Value addrs = addressOf(store.getAddr());
-    Value m = mask ? mask : allTrue();
+    Value ptr = firstPointer(store, addrs);
+    prefetchNext(store);
     unsigned align = store.getAlignment().value_or(
         llvm::divideCeil(type.getIntOrFloatBitWidth(), 8));
     int64_t size = llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
+    auto vectorStore = [&](OpBuilder &b, Location loc) {
+      contiguous(b, loc, mask, Type(),
+                 [&](OpBuilder &b, Location loc, bool masked) -> Value {
+                   if (masked)
+                     LLVM::MaskedStoreOp::create(b, loc, value, ptr, mask,
+                                                 align);
+                   else
+                     LLVM::StoreOp::create(b, loc, value, ptr, align);
+                   return Value();
+                 });
+    };
+    Value isConsecutive = consecutive(store, addrs, size);
+    if (!isConsecutive) {
+      vectorStore(b, loc);
+      return;
+    }
     scf::IfOp::create(
-        b, loc, consecutive(addrs, size),
+        b, loc, isConsecutive,
         [&](OpBuilder &b, Location loc) {
-          LLVM::MaskedStoreOp::create(b, loc, value, firstPointer(addrs), m,
-                                      align);
+          vectorStore(b, loc);
           scf::YieldOp::create(b, loc);
         },
         [&](OpBuilder &b, Location loc) {
-          LLVM::masked_scatter::create(b, loc, value, pointers(addrs), m,
-                                       align);
+          LLVM::masked_scatter::create(b, loc, value, pointers(addrs),
+                                       mask ? mask : allTrue(), align);
           scf::YieldOp::create(b, loc);
         });
   }
@@ -538,9 +706,8 @@ private:
     // the statement each scalar op came from rather than the loop.
     llvm::SaveAndRestore<Location> atOp(
         loc, isa<UnknownLoc>(op->getLoc()) ? loc : op->getLoc());
-    bool varies = llvm::any_of(op->getResults(), [&](Value v) {
-      return analysis.isVarying(v);
-    });
+    bool varies = llvm::any_of(op->getResults(),
+                               [&](Value v) { return analysis.isVarying(v); });
     if (auto ifOp = dyn_cast<scf::IfOp>(op)) {
       Value cond = vec(ifOp.getCondition());
       widenBlock(ifOp.thenBlock(), andMask(mask, cond));
@@ -552,8 +719,8 @@ private:
         elseValues = yielded(ifOp.elseBlock());
       }
       for (auto [i, result] : llvm::enumerate(ifOp.getResults()))
-        vectors[result] = arith::SelectOp::create(b, loc, cond, thenValues[i],
-                                                  elseValues[i]);
+        vectors[result] =
+            arith::SelectOp::create(b, loc, cond, thenValues[i], elseValues[i]);
       return;
     }
     if (auto load = dyn_cast<LLVM::LoadOp>(op); load && varies) {
@@ -618,8 +785,14 @@ private:
   OpBuilder &b;
   Location loc;
   const LoopAnalysis &analysis;
+  const Contiguity &contiguity;
   int64_t lanes;
   IRMapping scalars;
+  /// Computes scalar values of the strip's first lane.
+  std::optional<IterationEvaluator> firstLane;
+  /// The same in the next iteration of the loop around the tile (see
+  /// prefetchNext), if there is one.
+  std::optional<IterationEvaluator> nextIteration;
   DenseMap<Value, Value> vectors;
   /// Varying pointers, as the i64 byte address of each lane.
   DenseMap<Value, Value> addresses;
@@ -659,8 +832,8 @@ struct VectorizeElementLoopsPass
     // One vector register of the narrowest element, at least 4 lanes, and
     // no more lanes than the loop has iterations.
     int64_t trips = *ub - *lb;
-    int64_t lanes = std::clamp<int64_t>(
-        vectorBits / analysis.narrowestAccess(), 4, maxLanes);
+    int64_t lanes = std::clamp<int64_t>(vectorBits / analysis.narrowestAccess(),
+                                        4, maxLanes);
     while (lanes > trips)
       lanes /= 2;
     int64_t strips = trips / lanes;
@@ -675,14 +848,16 @@ struct VectorizeElementLoopsPass
           DenseElementsAttr::get(VectorType::get({lanes}, type),
                                  neutralElement(r.kind, type))));
     }
-    Value stripEnd = arith::ConstantIndexOp::create(b, loc, *lb + strips * lanes);
+    Contiguity contiguity = findContiguity(b, loop, analysis, *lb, *ub);
+    Value stripEnd =
+        arith::ConstantIndexOp::create(b, loc, *lb + strips * lanes);
     auto strip = scf::ForOp::create(
         b, loc, loop.getLowerBound(), stripEnd,
         arith::ConstantIndexOp::create(b, loc, lanes), inits);
     b.setInsertionPointToStart(strip.getBody());
-    SmallVector<Value> partials = Widener(b, loc, analysis, lanes)
-                                      .run(loop, strip.getInductionVar(),
-                                           strip.getRegionIterArgs());
+    SmallVector<Value> partials =
+        Widener(b, loc, analysis, contiguity, lanes)
+            .run(loop, strip.getInductionVar(), strip.getRegionIterArgs());
     Block *body = strip.getBody();
     if (!body->empty() && isa<scf::YieldOp>(body->back()))
       body->back().setOperands(partials);

@@ -1,19 +1,26 @@
 // RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-element-loops{vector-bits=256}))' %s | FileCheck %s
 
 // A masked tile load (the loop a tl.load with `mask=offs_k < K` becomes after
-// bufferization): the address is a vector of i64, the mask a lane mask, and
-// the load is a masked vector load when the lanes' addresses are consecutive,
-// else a masked gather. 8 lanes of f32 per 256-bit register.
+// bufferization). The address moves 4 bytes per iteration, but through a
+// 32-bit offset with a run-time row stride that may wrap: one check before
+// the loop compares the first and the last iteration's addresses. Inside, a
+// plain vector load when every lane is on, a masked one otherwise, and a
+// masked gather if the offsets wrapped. 8 lanes of f32 per 256-bit register.
 // CHECK-LABEL: func.func @masked_tile_load
 // CHECK: scf.for %{{.*}} = %c0 to %c128 step %c1
+// CHECK: %[[FIRST:.*]] = llvm.ptrtoint
+// CHECK: %[[LAST:.*]] = llvm.ptrtoint
+// CHECK: %[[SPAN:.*]] = arith.subi %[[LAST]], %[[FIRST]] : i64
+// CHECK: %[[NOWRAP:.*]] = arith.cmpi eq, %[[SPAN]], %c124_i64 : i64
 // CHECK: scf.for %[[J:.*]] = %c0 to %c32{{.*}} step %c8
-// CHECK: %[[LANES:.*]] = arith.addi {{.*}} : vector<8xindex>
-// CHECK: arith.cmpi slt, {{.*}} : vector<8xi32>
-// CHECK: %[[FIRST:.*]] = vector.extract %[[ADDR:.*]][0] : i64 from vector<8xi64>
-// CHECK: %[[SAME:.*]] = arith.cmpi eq, %[[ADDR]], {{.*}} : vector<8xi64>
-// CHECK: %[[CONTIG:.*]] = vector.reduction <and>, %[[SAME]]
-// CHECK: scf.if %[[CONTIG]] -> (vector<8xf32>)
-// CHECK: llvm.intr.masked.load {{.*}} -> vector<8xf32>
+// CHECK: %[[MASK:.*]] = arith.cmpi slt, {{.*}} : vector<8xi32>
+// CHECK: %[[PTR:.*]] = llvm.getelementptr
+// CHECK: scf.if %[[NOWRAP]] -> (vector<8xf32>)
+// CHECK: %[[ALLON:.*]] = vector.reduction <and>, %[[MASK]]
+// CHECK: scf.if %[[ALLON]] -> (vector<8xf32>)
+// CHECK: llvm.load %[[PTR]] {{.*}} -> vector<8xf32>
+// CHECK: } else {
+// CHECK: llvm.intr.masked.load %[[PTR]], %[[MASK]]
 // CHECK: } else {
 // CHECK: llvm.intr.masked.gather {{.*}} -> vector<8xf32>
 // CHECK: arith.select {{.*}} : vector<8xi1>, vector<8xf32>
@@ -51,15 +58,18 @@ func.func @masked_tile_load(%base: i64, %rows: i32, %k_left: i32, %stride: i32, 
 }
 
 // A masked store from a buffer (tl.store of a computed tile): vector load of
-// the buffer at the induction variable, masked store or scatter. 20 iterations
-// are two strips of 8 and a scalar remainder loop from 16.
+// the buffer at the induction variable. The offsets are the induction
+// variable itself, consecutive by construction: no check, a plain store when
+// every lane is on, else a masked one. 20 iterations are two strips of 8 and
+// a scalar remainder loop from 16.
 // CHECK-LABEL: func.func @masked_store_with_tail
 // CHECK: scf.for %[[J:.*]] = %c0 to %c16{{.*}} step %c8
 // CHECK: vector.load %{{.*}}[%[[J]]] : memref<20xf32>, vector<8xf32>
+// CHECK-NOT: masked.scatter
 // CHECK: scf.if
-// CHECK: llvm.intr.masked.store
+// CHECK: llvm.store {{.*}} : vector<8xf32>, !llvm.ptr
 // CHECK: } else {
-// CHECK: llvm.intr.masked.scatter
+// CHECK: llvm.intr.masked.store
 // CHECK: scf.for %{{.*}} = %c16{{.*}} to %c20 step %c1
 // CHECK: llvm.store {{.*}} : f32, !llvm.ptr
 func.func @masked_store_with_tail(%base: i64, %n: i32, %buf: memref<20xf32>) {
@@ -78,6 +88,33 @@ func.func @masked_store_with_tail(%base: i64, %n: i32, %buf: memref<20xf32>) {
       %q = llvm.getelementptr %p[%bytes] : (!llvm.ptr, i64) -> !llvm.ptr, i8
       llvm.store %v, %q {alignment = 4 : i64} : f32, !llvm.ptr
     }
+  }
+  return
+}
+
+// An index gather (`x[idx[j]]`): nothing is known about the addresses, so
+// each strip checks whether its lanes' addresses happen to be consecutive.
+// CHECK-LABEL: func.func @index_gather
+// CHECK: scf.for {{.*}} step %c8
+// CHECK: %[[SAME:.*]] = arith.cmpi eq, {{.*}} : vector<8xi64>
+// CHECK: %[[CONTIG:.*]] = vector.reduction <and>, %[[SAME]]
+// CHECK: scf.if %[[CONTIG]] -> (vector<8xf32>)
+// CHECK: llvm.load {{.*}} -> vector<8xf32>
+// CHECK: } else {
+// CHECK: llvm.intr.masked.gather
+func.func @index_gather(%base: i64, %idx: memref<64xi32>, %out: memref<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c4_i64 = arith.constant 4 : i64
+  scf.for %j = %c0 to %c64 step %c1 {
+    %i = memref.load %idx[%j] : memref<64xi32>
+    %i64 = arith.extsi %i : i32 to i64
+    %bytes = arith.muli %i64, %c4_i64 : i64
+    %p = llvm.inttoptr %base : i64 to !llvm.ptr
+    %q = llvm.getelementptr %p[%bytes] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+    %x = llvm.load %q {alignment = 4 : i64} : !llvm.ptr -> f32
+    memref.store %x, %out[%j] : memref<64xf32>
   }
   return
 }
