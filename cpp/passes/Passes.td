@@ -93,6 +93,36 @@ def VectorizeElementLoops
                            "arith::ArithDialect", "LLVM::LLVMDialect"];
 }
 
+def ReuseDyingInputs : Pass<"spine-reuse-dying-inputs"> {
+  let summary = "Elementwise ops write their result over an input used only by them";
+  let description = [{
+    Before bufferization. A parallel linalg.generic whose init is a
+    tensor.empty its payload never reads takes as init an input of the same
+    type and indexing map that has no other use (not a constant), so that
+    bufferization can update that buffer in place, e.g. a loop-carried
+    accumulator instead of a new buffer per iteration.
+  }];
+}
+
+def StackBuffers : Pass<"spine-stack-buffers", "func::FuncOp"> {
+  let summary = "Small statically shaped buffers that stay in the kernel go on the stack";
+  let description = [{
+    Runs after bufferization, before deallocations are placed. A memref.alloc
+    of static shape whose buffer is only read and written (through views,
+    loads, stores, copies, vector and linalg ops; never yielded, returned or
+    passed on) becomes a memref.alloca at the top of the function's entry
+    block, up to `max-buffer-bytes` per buffer and `max-total-bytes` per
+    function: no malloc and free per program or per loop iteration.
+  }];
+  let options = [
+    Option<"maxBufferBytes", "max-buffer-bytes", "int64_t", /*default=*/"65536",
+           "Largest buffer moved to the stack, in bytes">,
+    Option<"maxTotalBytes", "max-total-bytes", "int64_t", /*default=*/"262144",
+           "Stack bytes one function may use for buffers">,
+  ];
+  let dependentDialects = ["memref::MemRefDialect"];
+}
+
 def LowerStridedCopies : Pass<"spine-lower-strided-copies"> {
   let summary = "memref.copy between non-contiguous buffers becomes loops";
   let description = [{

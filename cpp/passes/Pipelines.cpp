@@ -67,6 +67,29 @@ struct FoldRankZeroCopiesPass
   }
 };
 
+/// What arith-to-llvm cannot lower: integer ceil/floor division and bf16
+/// conversions (integer arithmetic: the C runtime of the target, libgcc 12
+/// on Debian 12, has no __truncsfbf2 to call). Unlike upstream's
+/// arith-expand, float min/max stay ops: arith-to-llvm makes them LLVM's
+/// minimum/maximum/minnum/maxnum, which order -0.0 below +0.0 as Triton's
+/// IR does; upstream's expansion into compare and select does not.
+struct ExpandArithForLLVMPass
+    : PassWrapper<ExpandArithForLLVMPass, OperationPass<ModuleOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ExpandArithForLLVMPass)
+
+  StringRef getArgument() const override { return "spine-expand-arith"; }
+  StringRef getDescription() const override {
+    return "Expand integer ceil/floor division and bf16 conversions";
+  }
+  void runOnOperation() override {
+    RewritePatternSet patterns(&getContext());
+    arith::populateCeilFloorDivExpandOpsPatterns(patterns);
+    arith::populateExpandBFloat16Patterns(patterns);
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+      signalPassFailure();
+  }
+};
+
 } // namespace
 
 void buildTritonToLinalgPipeline(OpPassManager &pm) {
@@ -85,6 +108,7 @@ void buildSpineTritonPipeline(OpPassManager &pm,
   pm.addPass(createAddKernelEntry());
   pm.addPass(std::make_unique<FoldRankZeroCopiesPass>());
   pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createReuseDyingInputs());
 
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;
@@ -94,6 +118,7 @@ void buildSpineTritonPipeline(OpPassManager &pm,
   // buffer per iteration when they cannot be updated in place.
   bufferize.allowReturnAllocsFromLoops = true;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferize));
+  pm.addNestedPass<func::FuncOp>(createStackBuffers());
   // Every buffer the kernel allocates is freed before it returns.
   bufferization::BufferDeallocationPipelineOptions dealloc;
   bufferization::buildBufferDeallocationPipeline(pm, dealloc);
@@ -114,11 +139,7 @@ void buildSpineTritonPipeline(OpPassManager &pm,
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(createApproximateMath());
-  // bf16 conversions become integer arithmetic: the C runtime of the target
-  // (libgcc 12 on Debian 12) has no __truncsfbf2 to call.
-  arith::ArithExpandOpsPassOptions expand;
-  expand.includeBf16 = true;
-  pm.addPass(arith::createArithExpandOpsPass(expand));
+  pm.addPass(std::make_unique<ExpandArithForLLVMPass>());
   // Math with an LLVM intrinsic first; the rest (tanh, erf, ...) calls libm,
   // one call per lane of a vector: before vector-to-llvm, which lowers the
   // lane extracts and inserts that unrolling makes.

@@ -104,8 +104,7 @@ tt.func public @print_values(%x: !tt.ptr<f16>, %n: i32) {
 // LLVM: llvm.call @__spine_triton_assert_fail(
 // LLVM-NEXT: llvm.br ^[[EXIT]]
 // LLVM: {{llvm.store|llvm.intr.masked.store}}
-// LLVM: llvm.call @free
-// LLVM-NEXT: llvm.return
+// LLVM: llvm.return
 // LLVM: ^[[EXIT]]:
 // LLVM-NEXT: llvm.return
 // LLVM-NEXT: }

@@ -16,12 +16,13 @@
 // CHECK:   scf.yield %[[INS]] : tensor<16xi32>
 // CHECK: tensor.extract %[[RES]]
 // A scan keeps everything in one buffer: no allocation or slice copy in
-// the loop, and no runtime-library copy.
+// the loop, and no runtime-library copy. The buffer is small: it lives on
+// the stack (spine-stack-buffers), no malloc at all.
 // LLVM-LABEL: llvm.func @cumsum
 // LLVM-NOT: memrefCopy
-// LLVM: llvm.call @malloc
+// LLVM: llvm.alloca
 // LLVM-NOT: llvm.call @malloc
-// LLVM: llvm.call @free
+// LLVM-NOT: llvm.alloca
 // LLVM: llvm.return
 tt.func public @cumsum(%in: !tt.ptr<i32>, %out: !tt.ptr<i32>) {
   %r = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>

@@ -1,0 +1,129 @@
+//===- StackBuffers.cpp - small tile buffers live on the stack ------------===//
+//
+// Bufferization gives every tile a heap buffer: a tl.load into a register
+// tile, a temporary of an elementwise chain, a reduction's partials. A kernel
+// runs once per program, thousands of times per launch, and every one of
+// those buffers was a malloc and a free per program (or per loop iteration).
+// Buffers of static shape that stay within the execution of the block that
+// allocates them (never yielded out of a loop or branch around the
+// allocation, returned or passed to a call) become stack allocations in the
+// function's entry block: one per function, reused by every iteration, which
+// is safe because no iteration reads what an earlier one left there.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace mlir::spine {
+#define GEN_PASS_DEF_STACKBUFFERS
+#include "passes/Passes.h.inc"
+
+namespace {
+
+/// Bytes of a statically shaped buffer, or nullopt.
+std::optional<int64_t> staticSize(MemRefType type) {
+  if (!type.hasStaticShape() || !type.getLayout().isIdentity())
+    return std::nullopt;
+  Type element = type.getElementType();
+  int64_t bytes;
+  if (element.isIndex())
+    bytes = 8;
+  else if (element.isIntOrFloat())
+    bytes = llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
+  else
+    return std::nullopt;
+  return type.getNumElements() * bytes;
+}
+
+/// Whether the buffer `alloc` stays within the block execution that
+/// allocated it: its uses (and those of its views and of the loop values it
+/// is carried in) read or write its elements, and it is never yielded out of
+/// a region enclosing the allocation, returned or handed to a call.
+bool staysLocal(memref::AllocOp alloc) {
+  SmallVector<Value> worklist{alloc.getResult()};
+  DenseSet<Value> seen{alloc.getResult()};
+  auto alias = [&](Value v) {
+    if (seen.insert(v).second)
+      worklist.push_back(v);
+  };
+  while (!worklist.empty()) {
+    Value buffer = worklist.pop_back_val();
+    for (OpOperand &use : buffer.getUses()) {
+      Operation *user = use.getOwner();
+      if (auto view = dyn_cast<ViewLikeOpInterface>(user)) {
+        if (view.getViewSource() != buffer)
+          return false;
+        for (Value result : user->getResults())
+          alias(result);
+        continue;
+      }
+      if (auto loop = dyn_cast<scf::ForOp>(user)) {
+        // Carried by a loop the allocation is outside of.
+        if (BlockArgument arg = loop.getTiedLoopRegionIterArg(&use)) {
+          alias(arg);
+          alias(loop.getTiedLoopResult(&use));
+          continue;
+        }
+        return false;
+      }
+      if (auto yield = dyn_cast<scf::YieldOp>(user)) {
+        Operation *parent = yield->getParentOp();
+        if (parent->isAncestor(alloc) || !isa<scf::ForOp, scf::IfOp>(parent))
+          return false;
+        alias(parent->getResult(use.getOperandNumber()));
+        if (auto loop = dyn_cast<scf::ForOp>(parent))
+          alias(loop.getRegionIterArgs()[use.getOperandNumber()]);
+        continue;
+      }
+      if (isa<memref::LoadOp, memref::StoreOp, memref::CopyOp, memref::DimOp,
+              vector::LoadOp, vector::StoreOp, vector::MaskedLoadOp,
+              vector::MaskedStoreOp, vector::TransferReadOp,
+              vector::TransferWriteOp, linalg::LinalgOp>(user))
+        continue;
+      return false;
+    }
+  }
+  return true;
+}
+
+struct StackBuffersPass : impl::StackBuffersBase<StackBuffersPass> {
+  using Base::Base;
+
+  void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    Block &entry = func.getBody().front();
+    SmallVector<memref::AllocOp> allocs;
+    func.walk([&](memref::AllocOp alloc) { allocs.push_back(alloc); });
+    int64_t budget = maxTotalBytes;
+    for (memref::AllocOp alloc : allocs) {
+      std::optional<int64_t> bytes = staticSize(alloc.getType());
+      if (!bytes || *bytes > maxBufferBytes || *bytes > budget ||
+          !staysLocal(alloc))
+        continue;
+      budget -= *bytes;
+      // Outside the entry block an alloca would grow the stack at every
+      // execution; at the top of the entry block it is made once.
+      OpBuilder b = alloc->getBlock() == &entry
+                        ? OpBuilder(alloc)
+                        : OpBuilder(&entry, entry.begin());
+      auto alloca =
+          memref::AllocaOp::create(b, alloc.getLoc(), alloc.getType(),
+                                   ValueRange(), alloc.getAlignmentAttr());
+      alloc.replaceAllUsesWith(alloca.getResult());
+      alloc.erase();
+    }
+  }
+};
+
+} // namespace
+} // namespace mlir::spine
