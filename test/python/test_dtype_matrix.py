@@ -805,12 +805,6 @@ def test_min_max_clamp(name):
     c.done()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="minimumf/maximumf order -0.0 below +0.0, but the pipeline's arith-expand-ops (upstream MLIR 22, "
-    "cpp/passes/Pipelines.cpp) rewrites them to cmpf ugt/ult + select, which returns the second operand "
-    "for equal zeros",
-)
 @pytest.mark.parametrize("name", FLOATS)
 def test_minimum_maximum_signed_zeros(name):
     xs = ([-0.0, 0.0] * (N // 2))[:N]
