@@ -18,7 +18,7 @@ import triton.language as tl
 
 REPO = Path(__file__).resolve().parent.parent.parent
 FUZZER = REPO / "tools" / "fuzz_pipeline.py"
-FUZZ_SECONDS = 60
+FUZZ_SECONDS = 180
 # The crashers of test/lit/fuzz that the guards turn into errors.
 REJECTED_ON_PURPOSE = {
     "forward-reference-into-failed-region.mlir",
