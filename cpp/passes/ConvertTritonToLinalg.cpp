@@ -71,6 +71,15 @@ LogicalResult checkSupportedOps(ModuleOp module,
                     << "' yet";
     ok = false;
   });
+  // The dialect's ODS lets tt.splat take any type, but it only has a meaning
+  // for a scalar (triton's frontend makes nothing else); the lowerings assume
+  // it. Found by the fuzzer: a tensor operand crashed the load lowering.
+  module.walk([&](triton::SplatOp op) {
+    if (isa<ShapedType>(op.getSrc().getType())) {
+      op.emitOpError() << "takes a scalar, not " << op.getSrc().getType();
+      ok = false;
+    }
+  });
   return success(ok);
 }
 
