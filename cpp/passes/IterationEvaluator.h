@@ -44,7 +44,7 @@ public:
                      bool readBuffers = false)
       : b(b), scope(scope), map(std::move(map)), readBuffers(readBuffers) {}
   IterationEvaluator(OpBuilder &b, scf::ForOp loop, Value iv)
-      : b(b), scope(loop) {
+      : b(b), scope(loop), readBuffers(true) {
     map.map(loop.getInductionVar(), iv);
   }
 

@@ -92,6 +92,41 @@ func.func @masked_store_with_tail(%base: i64, %n: i32, %buf: memref<20xf32>) {
   return
 }
 
+// The tutorial matmul's A tile: each row's offset is read from the buffer
+// holding `offs_am % M` (uniform in the row's loop), then + k. The check
+// before the loop recomputes that read (in bounds: the row counter runs over
+// the buffer's size, and nothing in the loop writes the buffer), so the
+// strips need no check of their own.
+// CHECK-LABEL: func.func @tile_rows_from_offset_buffer
+// CHECK: scf.for %[[I:.*]] = %c0 to %c16 step %c1
+// CHECK: memref.load %{{.*}}[%[[I]]] : memref<16xi32>
+// CHECK: %[[NOWRAP:.*]] = arith.cmpi eq, %{{.*}}, %c124_i64 : i64
+// CHECK: scf.for {{.*}} step %c8
+// CHECK-NOT: arith.cmpi eq, {{.*}} : vector<8xi64>
+// CHECK: scf.if %[[NOWRAP]] -> (vector<8xf32>)
+func.func @tile_rows_from_offset_buffer(%base: i64, %rows: memref<16xi32>, %stride: i32, %buf: memref<16x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %c4_i64 = arith.constant 4 : i64
+  scf.for %i = %c0 to %c16 step %c1 {
+    scf.for %k = %c0 to %c32 step %c1 {
+      %k32 = arith.index_cast %k : index to i32
+      %row = memref.load %rows[%i] : memref<16xi32>
+      %start = arith.muli %row, %stride : i32
+      %elt = arith.addi %start, %k32 : i32
+      %elt64 = arith.extsi %elt : i32 to i64
+      %bytes = arith.muli %elt64, %c4_i64 : i64
+      %p = llvm.inttoptr %base : i64 to !llvm.ptr
+      %q = llvm.getelementptr %p[%bytes] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+      %x = llvm.load %q {alignment = 4 : i64} : !llvm.ptr -> f32
+      memref.store %x, %buf[%i, %k] : memref<16x32xf32>
+    }
+  }
+  return
+}
+
 // An index gather (`x[idx[j]]`): nothing is known about the addresses, so
 // each strip checks whether its lanes' addresses happen to be consecutive.
 // CHECK-LABEL: func.func @index_gather
