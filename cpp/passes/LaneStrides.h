@@ -122,19 +122,9 @@ private:
           return scale(of(op.getLhs()), int64_t(1) << *c, bits);
         })
         .Case<arith::ExtSIOp, arith::IndexCastOp>(
-            [&](Operation *op) -> std::optional<LaneStride> {
-              Value in = op->getOperand(0);
-              unsigned from = widthOf(in.getType());
-              return from <= bits ? extend(of(in), from, bits, op, true)
-                                  : truncate(of(in), bits);
-            })
+            [&](Operation *op) { return cast(op, bits, /*isSigned=*/true); })
         .Case<arith::ExtUIOp, arith::IndexCastUIOp>(
-            [&](Operation *op) -> std::optional<LaneStride> {
-              Value in = op->getOperand(0);
-              unsigned from = widthOf(in.getType());
-              return from <= bits ? extend(of(in), from, bits, op, false)
-                                  : truncate(of(in), bits);
-            })
+            [&](Operation *op) { return cast(op, bits, /*isSigned=*/false); })
         .Case<arith::TruncIOp>(
             [&](auto op) { return truncate(of(op.getIn()), bits); })
         .Case<LLVM::IntToPtrOp, LLVM::PtrToIntOp>(
@@ -154,6 +144,15 @@ private:
           return add(of(op.getBase()), o, 1, 64);
         })
         .Default([](Operation *) { return std::nullopt; });
+  }
+
+  /// An integer cast to `bits`: an extension (index casts from narrower
+  /// types sign- or zero-extend) or a truncation.
+  std::optional<LaneStride> cast(Operation *op, unsigned bits, bool isSigned) {
+    Value in = op->getOperand(0);
+    unsigned from = widthOf(in.getType());
+    return from <= bits ? extend(of(in), from, bits, op, isSigned)
+                        : truncate(of(in), bits);
   }
 
   std::optional<LaneStride> add(std::optional<LaneStride> x,
