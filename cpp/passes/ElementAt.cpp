@@ -8,8 +8,8 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/Support/SaveAndRestore.h"
 
 namespace mlir::spine {
@@ -28,6 +28,8 @@ Type convertedElementType(Type type) {
 /// twice. Integer division is read from its materialized tensor instead: it
 /// costs tens of cycles, and offsets like `(pid * BLOCK + arange) % M` are
 /// computed once before a loop that accesses memory through them many times.
+/// (Where the remainder changes nothing, RemainderVersions.h adds a version
+/// of the access without it.)
 bool worthRecomputing(Operation *op, Value result) {
   if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
       !OpTrait::hasElementwiseMappableTraits(op) || op->getNumResults() != 1)
@@ -35,9 +37,11 @@ bool worthRecomputing(Operation *op, Value result) {
   if (isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
           arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(op))
     return false;
-  bool isFloat = llvm::any_of(op->getOperandTypes(), [](Type t) {
-    return isa<FloatType>(getElementTypeOrSelf(t));
-  }) || isa<FloatType>(getElementTypeOrSelf(result.getType()));
+  bool isFloat = llvm::any_of(op->getOperandTypes(),
+                              [](Type t) {
+                                return isa<FloatType>(getElementTypeOrSelf(t));
+                              }) ||
+                 isa<FloatType>(getElementTypeOrSelf(result.getType()));
   return !isFloat || result.hasOneUse();
 }
 
@@ -63,8 +67,15 @@ bool noWritesBetween(Operation *from, Operation *to) {
 Value buildTensorByLoops(
     OpBuilder &b, Location loc, RankedTensorType type,
     function_ref<Value(OpBuilder &, Location, ValueRange)> element) {
-  Value init = tensor::EmptyOp::create(b, loc, type.getShape(),
-                                       type.getElementType());
+  Value init =
+      tensor::EmptyOp::create(b, loc, type.getShape(), type.getElementType());
+  return buildTensorByLoops(b, loc, init, element);
+}
+
+Value buildTensorByLoops(
+    OpBuilder &b, Location loc, Value init,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> element) {
+  auto type = cast<RankedTensorType>(init.getType());
   SmallVector<Value> lbs, ubs, steps;
   Value zero = arith::ConstantIndexOp::create(b, loc, 0);
   Value one = arith::ConstantIndexOp::create(b, loc, 1);
@@ -104,15 +115,16 @@ Value loadElementAt(OpBuilder &b, Location loc, Value addr, Type type,
       [&](OpBuilder &b, Location loc) {
         scf::YieldOp::create(b, loc, load(b, loc));
       },
-      [&](OpBuilder &b, Location loc) {
-        scf::YieldOp::create(b, loc, other);
-      });
+      [&](OpBuilder &b, Location loc) { scf::YieldOp::create(b, loc, other); });
   return ifOp.getResult(0);
 }
 
 Value ElementAt::get(Value tensor, ValueRange indices) {
   if (!isa<RankedTensorType>(tensor.getType()))
     return rewriter.getRemappedValue(tensor);
+  if (substitutes)
+    if (Value substitute = substitutes->lookup(tensor))
+      return get(substitute, indices);
   SmallVector<void *> key;
   for (Value index : indices)
     key.push_back(index.getAsOpaquePointer());
@@ -157,8 +169,7 @@ Value ElementAt::recompute(Operation *def, Value tensor, ValueRange indices) {
     auto splat = dyn_cast<SplatElementsAttr>(constant.getValue());
     if (!splat)
       return {};
-    return arith::ConstantOp::create(b, loc,
-                                     splat.getSplatValue<TypedAttr>());
+    return arith::ConstantOp::create(b, loc, splat.getSplatValue<TypedAttr>());
   }
   if (auto broadcast = dyn_cast<triton::BroadcastOp>(def)) {
     auto srcType = cast<RankedTensorType>(broadcast.getSrc().getType());
@@ -220,8 +231,16 @@ Value ElementAt::recompute(Operation *def, Value tensor, ValueRange indices) {
 Value ElementAt::reload(Operation *op, ValueRange indices) {
   auto load = cast<triton::LoadOp>(op);
   if (load.getIsVolatile() || !load->hasOneUse() || !anchor ||
-      load->getBlock() != anchor->getBlock() ||
-      !load->isBeforeInBlock(anchor) || !noWritesBetween(load, anchor))
+      load->getBlock() != anchor->getBlock() || !load->isBeforeInBlock(anchor))
+    return {};
+  // The lowering of `anchor` is being built just before it; what it has built
+  // so far (another version of the same access, say) is not between the two.
+  Operation *end = anchor;
+  if (Operation *building = anchor->getBlock()->findAncestorOpInBlock(
+          *b.getInsertionBlock()->getParentOp()))
+    if (load->isBeforeInBlock(building))
+      end = building;
+  if (!noWritesBetween(load, end))
     return {};
   Region *scope = indices.empty() ? b.getInsertionBlock()->getParent()
                                   : indices.front().getParentRegion();

@@ -12,11 +12,13 @@
 #ifndef SPINE_TRITON_PASSES_ELEMENTAT_H
 #define SPINE_TRITON_PASSES_ELEMENTAT_H
 
+#include "passes/RemainderVersions.h"
+
 #include "mlir/IR/Builders.h"
+#include "mlir/Transforms/DialectConversion.h"
 #include "llvm/ADT/SmallVector.h"
 
 #include <map>
-#include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::spine {
 
@@ -25,9 +27,13 @@ public:
   /// `rewriter` maps original values to converted ones; new ops go to `b`.
   /// `anchor` is the original op whose lowering asks for elements: a load
   /// may be re-executed there only if nothing between them writes memory.
+  /// Tensors in `substitutes` are computed as the tensors they map to (see
+  /// RemainderVersions.h).
   ElementAt(ConversionPatternRewriter &rewriter, OpBuilder &b, Location loc,
-            Operation *anchor)
-      : rewriter(rewriter), b(b), loc(loc), anchor(anchor) {}
+            Operation *anchor,
+            const RemainderSubstitutes *substitutes = nullptr)
+      : rewriter(rewriter), b(b), loc(loc), anchor(anchor),
+        substitutes(substitutes) {}
 
   /// The element of `tensor` (an original, unconverted value of ranked tensor
   /// type) at `indices`, as a scalar of the converted element type.
@@ -43,6 +49,7 @@ private:
   OpBuilder &b;
   Location loc;
   Operation *anchor;
+  const RemainderSubstitutes *substitutes;
   /// Keyed by value and indices: the same element is built once per body.
   std::map<std::pair<void *, SmallVector<void *>>, Value> cache;
 };
@@ -53,6 +60,11 @@ private:
 /// which would move memory reads past later writes.
 Value buildTensorByLoops(
     OpBuilder &b, Location loc, RankedTensorType type,
+    function_ref<Value(OpBuilder &, Location, ValueRange)> element);
+
+/// The same, inserting the elements into `init` (a tensor of that type).
+Value buildTensorByLoops(
+    OpBuilder &b, Location loc, Value init,
     function_ref<Value(OpBuilder &, Location, ValueRange)> element);
 
 /// Loads one element of `type` at byte address `addr` (booleans are bytes in

@@ -31,7 +31,6 @@ Value createIntConstant(OpBuilder &b, Location loc, Type type, int64_t v) {
   return arith::ConstantOp::create(b, loc, attr);
 }
 
-
 /// Pointee type of a (tensor of) !tt.ptr as it is stored in memory.
 Type getPointeeType(Type ptrLike) {
   return cast<triton::PointerType>(getElementTypeOrSelf(ptrLike))
@@ -95,15 +94,23 @@ struct LoadLowering : OpConversionPattern<triton::LoadOp> {
       return success();
     }
 
-    Value result = buildTensorByLoops(
-        rewriter, loc, tensorType,
-        [&](OpBuilder &b, Location loc, ValueRange ivs) {
-          ElementAt at(rewriter, b, loc, op);
-          Value m = mask ? at.get(op.getMask(), ivs) : Value();
-          Value o = other ? at.get(op.getOther(), ivs) : Value();
-          return loadElementAt(b, loc, at.get(op.getPtr(), ivs), eltType,
-                               isVolatile, m, o,
-                               ivs.front().getParentRegion());
+    // Both versions (RemainderVersions.h) fill the same tensor, so the load
+    // bufferizes to one buffer.
+    Value init =
+        tensor::EmptyOp::create(rewriter, loc, tensorType.getShape(), eltType);
+    Value result = emitRemainderVersions(
+        rewriter, loc, op->getOperands(), tensorType,
+        [&](OpBuilder &b, Location loc,
+            const RemainderSubstitutes *substitutes) {
+          return buildTensorByLoops(
+              b, loc, init, [&](OpBuilder &b, Location loc, ValueRange ivs) {
+                ElementAt at(rewriter, b, loc, op, substitutes);
+                Value m = mask ? at.get(op.getMask(), ivs) : Value();
+                Value o = other ? at.get(op.getOther(), ivs) : Value();
+                return loadElementAt(b, loc, at.get(op.getPtr(), ivs), eltType,
+                                     isVolatile, m, o,
+                                     ivs.front().getParentRegion());
+              });
         });
     rewriter.replaceOp(op, result);
     return success();
@@ -149,16 +156,23 @@ struct StoreLowering : OpConversionPattern<triton::StoreOp> {
       ubs.push_back(arith::ConstantIndexOp::create(rewriter, loc, dim));
       steps.push_back(one);
     }
-    scf::buildLoopNest(
-        rewriter, loc, lbs, ubs, steps,
-        [&](OpBuilder &b, Location loc, ValueRange ivs) {
-          // The outermost loop of the nest bounds what is loop-invariant.
-          Region *scope = ivs.front().getParentRegion();
-          ElementAt at(rewriter, b, loc, op);
-          Value addr = at.get(op.getPtr(), ivs);
-          Value value = at.get(op.getValue(), ivs);
-          Value m = mask ? at.get(op.getMask(), ivs) : Value();
-          storeOne(b, loc, addr, value, m, scope);
+    emitRemainderVersions(
+        rewriter, loc, op->getOperands(), Type(),
+        [&](OpBuilder &b, Location loc,
+            const RemainderSubstitutes *substitutes) {
+          scf::buildLoopNest(b, loc, lbs, ubs, steps,
+                             [&](OpBuilder &b, Location loc, ValueRange ivs) {
+                               // The outermost loop of the nest bounds what is
+                               // loop-invariant.
+                               Region *scope = ivs.front().getParentRegion();
+                               ElementAt at(rewriter, b, loc, op, substitutes);
+                               Value addr = at.get(op.getPtr(), ivs);
+                               Value value = at.get(op.getValue(), ivs);
+                               Value m =
+                                   mask ? at.get(op.getMask(), ivs) : Value();
+                               storeOne(b, loc, addr, value, m, scope);
+                             });
+          return Value();
         });
     rewriter.eraseOp(op);
     return success();
