@@ -28,7 +28,7 @@ Type convertedElementType(Type type) {
 /// twice. Integer division is read from its materialized tensor instead: it
 /// costs tens of cycles, and offsets like `(pid * BLOCK + arange) % M` are
 /// computed once before a loop that accesses memory through them many times.
-/// (Where the remainder changes nothing, RemainderVersions.h adds a version
+/// (Where the remainder changes nothing, AccessVersions.h adds a version
 /// of the access without it.)
 bool worthRecomputing(Operation *op, Value result) {
   if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
@@ -122,8 +122,8 @@ Value loadElementAt(OpBuilder &b, Location loc, Value addr, Type type,
 Value ElementAt::get(Value tensor, ValueRange indices) {
   if (!isa<RankedTensorType>(tensor.getType()))
     return rewriter.getRemappedValue(tensor);
-  if (substitutes)
-    if (Value substitute = substitutes->lookup(tensor))
+  if (version)
+    if (Value substitute = version->substitutes.lookup(tensor))
       return get(substitute, indices);
   SmallVector<void *> key;
   for (Value index : indices)
@@ -245,7 +245,9 @@ Value ElementAt::reload(Operation *op, ValueRange indices) {
   Region *scope = indices.empty() ? b.getInsertionBlock()->getParent()
                                   : indices.front().getParentRegion();
   Value addr = get(load.getPtr(), indices);
-  Value mask = load.getMask() ? get(load.getMask(), indices) : Value();
+  Value mask = load.getMask() && !(version && version->isAllOn(load.getMask()))
+                   ? get(load.getMask(), indices)
+                   : Value();
   Value other = load.getOther() ? get(load.getOther(), indices) : Value();
   return loadElementAt(b, loc, addr, convertedElementType(load.getType()),
                        /*isVolatile=*/false, mask, other, scope);

@@ -12,7 +12,7 @@
 #ifndef SPINE_TRITON_PASSES_ELEMENTAT_H
 #define SPINE_TRITON_PASSES_ELEMENTAT_H
 
-#include "passes/RemainderVersions.h"
+#include "passes/AccessVersions.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -27,13 +27,11 @@ public:
   /// `rewriter` maps original values to converted ones; new ops go to `b`.
   /// `anchor` is the original op whose lowering asks for elements: a load
   /// may be re-executed there only if nothing between them writes memory.
-  /// Tensors in `substitutes` are computed as the tensors they map to (see
-  /// RemainderVersions.h).
+  /// Under `version`, its substitutes are computed as the tensors they map
+  /// to (see AccessVersions.h).
   ElementAt(ConversionPatternRewriter &rewriter, OpBuilder &b, Location loc,
-            Operation *anchor,
-            const RemainderSubstitutes *substitutes = nullptr)
-      : rewriter(rewriter), b(b), loc(loc), anchor(anchor),
-        substitutes(substitutes) {}
+            Operation *anchor, const AccessVersion *version = nullptr)
+      : rewriter(rewriter), b(b), loc(loc), anchor(anchor), version(version) {}
 
   /// The element of `tensor` (an original, unconverted value of ranked tensor
   /// type) at `indices`, as a scalar of the converted element type.
@@ -49,7 +47,7 @@ private:
   OpBuilder &b;
   Location loc;
   Operation *anchor;
-  const RemainderSubstitutes *substitutes;
+  const AccessVersion *version;
   /// Keyed by value and indices: the same element is built once per body.
   std::map<std::pair<void *, SmallVector<void *>>, Value> cache;
 };

@@ -94,18 +94,19 @@ struct LoadLowering : OpConversionPattern<triton::LoadOp> {
       return success();
     }
 
-    // Both versions (RemainderVersions.h) fill the same tensor, so the load
+    // Both versions (AccessVersions.h) fill the same tensor, so the load
     // bufferizes to one buffer.
     Value init =
         tensor::EmptyOp::create(rewriter, loc, tensorType.getShape(), eltType);
-    Value result = emitRemainderVersions(
-        rewriter, loc, op->getOperands(), tensorType,
-        [&](OpBuilder &b, Location loc,
-            const RemainderSubstitutes *substitutes) {
+    Value result = emitAccessVersions(
+        rewriter, loc, op, tensorType,
+        [&](OpBuilder &b, Location loc, const AccessVersion *version) {
           return buildTensorByLoops(
               b, loc, init, [&](OpBuilder &b, Location loc, ValueRange ivs) {
-                ElementAt at(rewriter, b, loc, op, substitutes);
-                Value m = mask ? at.get(op.getMask(), ivs) : Value();
+                ElementAt at(rewriter, b, loc, op, version);
+                Value m = mask && !(version && version->isAllOn(op.getMask()))
+                              ? at.get(op.getMask(), ivs)
+                              : Value();
                 Value o = other ? at.get(op.getOther(), ivs) : Value();
                 return loadElementAt(b, loc, at.get(op.getPtr(), ivs), eltType,
                                      isVolatile, m, o,
@@ -156,22 +157,23 @@ struct StoreLowering : OpConversionPattern<triton::StoreOp> {
       ubs.push_back(arith::ConstantIndexOp::create(rewriter, loc, dim));
       steps.push_back(one);
     }
-    emitRemainderVersions(
-        rewriter, loc, op->getOperands(), Type(),
-        [&](OpBuilder &b, Location loc,
-            const RemainderSubstitutes *substitutes) {
-          scf::buildLoopNest(b, loc, lbs, ubs, steps,
-                             [&](OpBuilder &b, Location loc, ValueRange ivs) {
-                               // The outermost loop of the nest bounds what is
-                               // loop-invariant.
-                               Region *scope = ivs.front().getParentRegion();
-                               ElementAt at(rewriter, b, loc, op, substitutes);
-                               Value addr = at.get(op.getPtr(), ivs);
-                               Value value = at.get(op.getValue(), ivs);
-                               Value m =
-                                   mask ? at.get(op.getMask(), ivs) : Value();
-                               storeOne(b, loc, addr, value, m, scope);
-                             });
+    emitAccessVersions(
+        rewriter, loc, op, Type(),
+        [&](OpBuilder &b, Location loc, const AccessVersion *version) {
+          scf::buildLoopNest(
+              b, loc, lbs, ubs, steps,
+              [&](OpBuilder &b, Location loc, ValueRange ivs) {
+                // The outermost loop of the nest bounds what is
+                // loop-invariant.
+                Region *scope = ivs.front().getParentRegion();
+                ElementAt at(rewriter, b, loc, op, version);
+                Value addr = at.get(op.getPtr(), ivs);
+                Value value = at.get(op.getValue(), ivs);
+                Value m = mask && !(version && version->isAllOn(op.getMask()))
+                              ? at.get(op.getMask(), ivs)
+                              : Value();
+                storeOne(b, loc, addr, value, m, scope);
+              });
           return Value();
         });
     rewriter.eraseOp(op);

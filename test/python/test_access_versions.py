@@ -1,7 +1,8 @@
-"""Offsets kept in bounds with a remainder, `(pid * BLOCK + arange) % n`, as GPU kernels write them.
-Each access is compiled twice (RemainderVersions.h): a version where the remainder is its
-dividend, taken when bounds checked at run time prove every dividend lies in [0, n), and the
-general one. These kernels make both versions run, in the same launch, and compare with torch."""
+"""Accesses kept in bounds with remainders, `(pid * BLOCK + arange) % n`, and masks, `offs < n`, as
+GPU kernels write them. Each access is compiled twice (AccessVersions.h): a version where the
+remainders are their dividends and the masks are left out, taken when bounds checked at run time
+prove that changes nothing, and the general one. These kernels make both versions run, in the same
+launch, and compare with torch."""
 
 import pytest
 import torch
@@ -84,3 +85,44 @@ def test_scaled_rows(M):
     scaled_rows_kernel[(programs,)](x, out, M, K=K, BM=BM)
     src = (torch.arange(programs * BM) * 3 + 1) % M
     torch.testing.assert_close(out, x[src], rtol=0, atol=0)
+
+
+@triton.jit
+def two_sided_mask_kernel(x_ptr, out_ptr, lo, hi, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = (offs >= lo) & (offs < hi) & (offs < n)
+    x = tl.load(x_ptr + offs, mask=mask, other=-1.0)
+    tl.store(out_ptr + offs, x * 3.0, mask=offs < n)
+
+
+@pytest.mark.parametrize(("lo", "hi"), [(0, 256), (0, 100), (70, 256), (10, 20)])
+def test_two_sided_mask(lo, hi):
+    n, block = 256, 32
+    x = torch.randn(n)
+    out = torch.empty(n)
+    two_sided_mask_kernel[(n // block,)](x, out, lo, hi, n, BLOCK=block)
+    offs = torch.arange(n)
+    ref = torch.where((offs >= lo) & (offs < hi), x, torch.full_like(x, -1.0)) * 3.0
+    torch.testing.assert_close(out, ref, rtol=0, atol=0)
+
+
+@triton.jit
+def wrapping_offsets_kernel(x_ptr, out_ptr, shift, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    # Near INT32_MAX the int32 offsets wrap inside a block: the lanes past the wrap are negative
+    # and masked off. The bounds of `offs` in exact arithmetic exceed int32, so no version may
+    # assume the mask all on there.
+    offs = pid * BLOCK + tl.arange(0, BLOCK) + shift
+    x = tl.load(x_ptr + (offs - shift), mask=offs >= 0, other=-1.0)
+    tl.store(out_ptr + pid * BLOCK + tl.arange(0, BLOCK), x)
+
+
+def test_wrapping_offsets_keep_their_mask():
+    block, programs, shift = 64, 4, 2**31 - 1 - 100
+    x = torch.randn(block * programs)
+    out = torch.empty(block * programs)
+    wrapping_offsets_kernel[(programs,)](x, out, shift, BLOCK=block)
+    valid = torch.arange(block * programs, dtype=torch.int64) + shift <= 2**31 - 1
+    ref = torch.where(valid, x, torch.full_like(x, -1.0))
+    torch.testing.assert_close(out, ref, rtol=0, atol=0)

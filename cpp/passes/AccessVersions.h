@@ -1,0 +1,55 @@
+//===- AccessVersions.h - accesses specialized by run-time facts -*- C++
+//-*-===//
+//
+// GPU kernels keep their accesses in bounds with remainders and masks:
+// `offs = (pid * BLOCK + tl.arange(0, BLOCK)) % M`, `mask = offs < n`. For
+// most programs of a grid neither changes anything: every dividend already
+// lies in [0, M), every lane of the mask is on. Read element by element, a
+// remainder is an integer division (or a read of the materialized tensor)
+// that hides which accesses are consecutive, and a mask is a test per lane.
+//
+// Whether they change nothing is decided once per access at run time, from
+// bounds of the tensors involved (ranges, splats, sums, differences, products
+// by constants), and the access is emitted twice: a version where such
+// remainders are their dividends and an all-on mask is left out, taken when
+// the bounds prove it, and the general one. No result depends on a fact the
+// IR does not guarantee: the condition checks it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPINE_TRITON_PASSES_ACCESSVERSIONS_H
+#define SPINE_TRITON_PASSES_ACCESSVERSIONS_H
+
+#include "mlir/IR/Value.h"
+#include "mlir/Transforms/DialectConversion.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace mlir::spine {
+
+/// What the specialized version of an access may assume.
+struct AccessVersion {
+  /// Remainder results (original tensor values) and the dividends they equal.
+  llvm::DenseMap<Value, Value> substitutes;
+  /// Masks (original i1 tensors) with every lane on: the access's own, and
+  /// those of loads fused into it.
+  llvm::DenseSet<Value> allOnMasks;
+
+  bool isAllOn(Value mask) const { return mask && allOnMasks.contains(mask); }
+};
+
+/// Emits the lowering of `access` (an original load or store, whose operands
+/// compute its elements). `build` emits it at the builder's insertion point,
+/// specialized by `version` when that is non-null, and returns its result (or
+/// null). When a remainder feeding `roots` or the mask can be decided from
+/// bounds, builds both versions under an scf.if on the run-time condition;
+/// otherwise only the general one. `resultType` is the type of what `build`
+/// returns, or null.
+Value emitAccessVersions(
+    ConversionPatternRewriter &rewriter, Location loc, Operation *access,
+    Type resultType,
+    function_ref<Value(OpBuilder &, Location, const AccessVersion *)> build);
+
+} // namespace mlir::spine
+
+#endif // SPINE_TRITON_PASSES_ACCESSVERSIONS_H
