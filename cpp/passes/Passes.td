@@ -27,6 +27,17 @@ def ScalarizePointerIterArgs
   }];
 }
 
+def ReciprocalDivision : Pass<"spine-reciprocal-division", "ModuleOp"> {
+  let summary = "Divide fp32 tensors by a splat or broadcast through its reciprocal";
+  let description = [{
+    Triton's `/` on fp32 is not IEEE division (on NVIDIA GPUs it is
+    div.full.f32, within 2 ulp; `tl.div_rn` is the exact one, tt.precise_divf,
+    left alone). Dividing a tensor by a value repeated along it (a splat, or
+    a tensor broadcast along some axes) becomes one division per distinct
+    divisor and a multiplication per element, within 1.5 ulp.
+  }];
+}
+
 def LegalizeFloatTypes : Pass<"spine-legalize-float-types", "ModuleOp"> {
   let summary = "fp8 values as their bytes; float conversions targets lack as arithmetic";
   let description = [{

@@ -97,6 +97,7 @@ void buildTritonToLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createScalarizePointerIterArgs());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createLegalizeFloatTypes());
+  pm.addPass(createReciprocalDivision());
   pm.addPass(createConvertTritonToLinalg());
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());

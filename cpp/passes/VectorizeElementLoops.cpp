@@ -50,6 +50,8 @@ namespace {
 
 /// Wider strips only grow the address vectors (i64 per lane).
 constexpr int64_t maxLanes = 64;
+/// Vector registers per strip in a loop that reduces.
+constexpr int64_t reductionRegisters = 4;
 
 /// Integer division traps on a zero divisor: it must not run for lanes the
 /// mask turned off.
@@ -834,6 +836,10 @@ struct VectorizeElementLoopsPass
     int64_t trips = *ub - *lb;
     int64_t lanes = std::clamp<int64_t>(vectorBits / analysis.narrowestAccess(),
                                         4, maxLanes);
+    // A reduction's accumulator is a chain of dependent vector ops: strips of
+    // several registers give the backend independent chains to overlap.
+    if (!analysis.getReductions().empty())
+      lanes = std::min(lanes * reductionRegisters, maxLanes);
     while (lanes > trips)
       lanes /= 2;
     int64_t strips = trips / lanes;

@@ -211,17 +211,19 @@ func.func @not_vectorized(%in: memref<64xf32>, %acc: memref<f32>, %d: memref<64x
 // A reduction (what convert-linalg-to-loops makes of linalg.reduce): the
 // strip loop carries a vector of partial maxima from the neutral element
 // (NaN for maxnumf), then reduces across lanes into the buffer element once.
-// The 3 leftover iterations stay a scalar loop after it.
+// Its strips are 4 registers wide (32 lanes of 256 bits), which the backend
+// splits into 4 independent chains. The 27 leftover iterations stay a scalar
+// loop after it.
 // CHECK-LABEL: func.func @max_reduction
-// CHECK: %[[NEUTRAL:.*]] = arith.constant dense<0x7FC00000> : vector<8xf32>
-// CHECK: %[[PARTIAL:.*]] = scf.for %[[J:.*]] = %c0 to %c1016{{.*}} step %c8{{.*}} iter_args(%[[ACC:.*]] = %[[NEUTRAL]]) -> (vector<8xf32>)
-// CHECK: %[[X:.*]] = vector.load %{{.*}}[%[[J]]] : memref<1019xf32>, vector<8xf32>
-// CHECK: %[[MAX:.*]] = arith.maxnumf %[[ACC]], %[[X]] fastmath<reassoc> : vector<8xf32>
+// CHECK: %[[NEUTRAL:.*]] = arith.constant dense<0x7FC00000> : vector<32xf32>
+// CHECK: %[[PARTIAL:.*]] = scf.for %[[J:.*]] = %c0 to %c992{{.*}} step %c32{{.*}} iter_args(%[[ACC:.*]] = %[[NEUTRAL]]) -> (vector<32xf32>)
+// CHECK: %[[X:.*]] = vector.load %{{.*}}[%[[J]]] : memref<1019xf32>, vector<32xf32>
+// CHECK: %[[MAX:.*]] = arith.maxnumf %[[ACC]], %[[X]] fastmath<reassoc> : vector<32xf32>
 // CHECK: scf.yield %[[MAX]]
 // CHECK: %[[OLD:.*]] = memref.load %{{.*}}[] : memref<f32>
-// CHECK: %[[ALL:.*]] = vector.reduction <maxnumf>, %[[PARTIAL]], %[[OLD]] fastmath<reassoc> : vector<8xf32> into f32
+// CHECK: %[[ALL:.*]] = vector.reduction <maxnumf>, %[[PARTIAL]], %[[OLD]] fastmath<reassoc> : vector<32xf32> into f32
 // CHECK: memref.store %[[ALL]], %{{.*}}[] : memref<f32>
-// CHECK: scf.for %{{.*}} = %c1016{{.*}} to %c1019 step %c1
+// CHECK: scf.for %{{.*}} = %c992{{.*}} to %c1019 step %c1
 // A float sum without reassoc keeps its order: not vectorized.
 // CHECK-LABEL: func.func @ordered_sum
 // CHECK-NOT: vector<
