@@ -65,8 +65,7 @@ Value multiplyAdd(OpBuilder &b, Location loc, Value a, Value bv, Value acc) {
   return arith::AddIOp::create(b, loc, acc, product);
 }
 
-struct VectorizeMatmulPass
-    : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
+struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
   using Base::Base;
 
   void runOnOperation() override {
@@ -81,16 +80,15 @@ struct VectorizeMatmulPass
 
   /// Only the plain C += A x B form (no transposed or broadcast maps).
   static bool isDefaultMatmul(linalg::MatmulOp op) {
-    SmallVector<AffineMap> defaults = linalg::MatmulOp::getDefaultIndexingMaps(
-        op.getContext());
+    SmallVector<AffineMap> defaults =
+        linalg::MatmulOp::getDefaultIndexingMaps(op.getContext());
     return op.getIndexingMapsArray() == defaults;
   }
 
   void rewrite(linalg::MatmulOp op) {
     Value A = op.getDpsInputs()[0], B = op.getDpsInputs()[1],
           C = op.getDpsInits()[0];
-    if (!hasContiguousRows(A) || !hasContiguousRows(B) ||
-        !hasContiguousRows(C))
+    if (!hasContiguousRows(A) || !hasContiguousRows(B) || !hasContiguousRows(C))
       return;
     auto cType = cast<MemRefType>(C.getType());
     Type accType = cType.getElementType();
@@ -106,23 +104,41 @@ struct VectorizeMatmulPass
     // file, keeping one register for the broadcast. Block sizes are powers
     // of two, so MR (often 6) need not divide M: the last M % MR rows get a
     // block of their own.
+    auto [mr, cols] = chooseBlock(M, N / lanes);
+    int64_t mainRows = M - M % mr;
+    OpBuilder b(op);
+    emitMicroKernel(b, op.getLoc(), A, B, C, 0, mainRows, N, K, mr, cols, lanes,
+                    accType);
+    if (mainRows != M) {
+      // The leftover rows get the widest block that fits: with few rows, a
+      // narrow one has too few independent accumulators to hide FMA latency.
+      auto [tailRows, tailCols] =
+          chooseBlock(M - mainRows, N / lanes, /*allRows=*/true);
+      emitMicroKernel(b, op.getLoc(), A, B, C, mainRows, M, N, K, tailRows,
+                      tailCols, lanes, accType);
+    }
+    op.erase();
+  }
+
+  /// The MR x (cols vectors) block with the most accumulators for `rows`
+  /// rows and `vectors` vectors per row: cols divides `vectors`, MR is at
+  /// most 8 and `rows` (exactly `rows` with `allRows`), and the
+  /// accumulators, the B vectors and one broadcast register fit the
+  /// register file.
+  std::pair<int64_t, int64_t> chooseBlock(int64_t rows, int64_t vectors,
+                                          bool allRows = false) {
     int64_t budget = static_cast<int64_t>(vectorRegisters) - 1;
     int64_t bestMR = 1, bestCols = 1;
     for (int64_t cols : {4, 3, 2, 1}) {
-      if ((N / lanes) % cols != 0 || budget - cols < cols)
+      if (vectors % cols != 0 || budget - cols < cols)
         continue;
-      int64_t mr = std::min<int64_t>({8, (budget - cols) / cols, M});
+      int64_t mr = std::min<int64_t>({8, (budget - cols) / cols, rows});
+      if (allRows && mr != rows)
+        continue;
       if (mr * cols > bestMR * bestCols)
         bestMR = mr, bestCols = cols;
     }
-    int64_t mainRows = M - M % bestMR;
-    OpBuilder b(op);
-    emitMicroKernel(b, op.getLoc(), A, B, C, 0, mainRows, N, K, bestMR,
-                    bestCols, lanes, accType);
-    if (mainRows != M)
-      emitMicroKernel(b, op.getLoc(), A, B, C, mainRows, M, N, K,
-                      M - mainRows, bestCols, lanes, accType);
-    op.erase();
+    return {bestMR, bestCols};
   }
 
   /// Rows [rowBegin, rowEnd) of C in blocks of MR rows (MR divides the
@@ -142,40 +158,40 @@ struct VectorizeMatmulPass
         scf::ForOp::create(b, loc, index(rowBegin), index(rowEnd), index(MR));
     b.setInsertionPointToStart(rows.getBody());
     Value i = rows.getInductionVar();
-    auto colsLoop = scf::ForOp::create(b, loc, zero, index(N),
-                                       index(cols * lanes));
+    auto colsLoop =
+        scf::ForOp::create(b, loc, zero, index(N), index(cols * lanes));
     b.setInsertionPointToStart(colsLoop.getBody());
     Value j = colsLoop.getInductionVar();
 
     SmallVector<Value> rowIdx, colIdx;
     for (int64_t r = 0; r < MR; ++r)
-      rowIdx.push_back(r == 0 ? i
-                              : arith::AddIOp::create(b, loc, i, index(r))
-                                    .getResult());
+      rowIdx.push_back(
+          r == 0 ? i : arith::AddIOp::create(b, loc, i, index(r)).getResult());
     for (int64_t c = 0; c < cols; ++c)
       colIdx.push_back(
-          c == 0 ? j
-                 : arith::AddIOp::create(b, loc, j, index(c * lanes))
-                       .getResult());
+          c == 0
+              ? j
+              : arith::AddIOp::create(b, loc, j, index(c * lanes)).getResult());
 
     SmallVector<Value> accs;
     for (int64_t r = 0; r < MR; ++r)
       for (int64_t c = 0; c < cols; ++c)
-        accs.push_back(vector::LoadOp::create(b, loc, accVec, C,
-                                              ValueRange{rowIdx[r], colIdx[c]}));
+        accs.push_back(vector::LoadOp::create(
+            b, loc, accVec, C, ValueRange{rowIdx[r], colIdx[c]}));
 
     auto kLoop = scf::ForOp::create(
         b, loc, zero, index(K), one, accs,
         [&](OpBuilder &b, Location loc, Value k, ValueRange carried) {
           SmallVector<Value> bs;
           for (int64_t c = 0; c < cols; ++c)
-            bs.push_back(widen(
-                b, loc,
-                vector::LoadOp::create(b, loc, bVec, B, ValueRange{k, colIdx[c]}),
-                accType));
+            bs.push_back(widen(b, loc,
+                               vector::LoadOp::create(b, loc, bVec, B,
+                                                      ValueRange{k, colIdx[c]}),
+                               accType));
           SmallVector<Value> next;
           for (int64_t r = 0; r < MR; ++r) {
-            Value a = memref::LoadOp::create(b, loc, A, ValueRange{rowIdx[r], k});
+            Value a =
+                memref::LoadOp::create(b, loc, A, ValueRange{rowIdx[r], k});
             Value splat = vector::BroadcastOp::create(
                 b, loc, accVec, widen(b, loc, a, accType));
             for (int64_t c = 0; c < cols; ++c)

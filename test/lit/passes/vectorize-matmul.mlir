@@ -32,6 +32,23 @@ func.func @f32(%a: memref<64x32xf32>, %b: memref<32x64xf32>, %c: memref<64x64xf3
   return
 }
 
+// 8 rows: one 6 x 2-vector block, then the 2 leftover rows get the widest
+// block that fits instead of 2 x 2 vectors (4 chains of dependent FMAs):
+// 2 rows x 4 vectors, 8 accumulators.
+// CHECK-LABEL: func.func @two_leftover_rows
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c6{{.*}} step %c6
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c64{{.*}} step %c16
+// CHECK-COUNT-12: vector.fma
+// CHECK: scf.for %{{.*}} = %c6{{.*}} to %c8{{.*}} step %c2
+// CHECK: scf.for %{{.*}} = %c0{{.*}} to %c64{{.*}} step %c32
+// CHECK: scf.for {{.*}} -> (vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>, vector<8xf32>)
+// CHECK-COUNT-8: vector.fma
+// CHECK-NOT: vector.fma
+func.func @two_leftover_rows(%a: memref<8x32xf32>, %b: memref<32x64xf32>, %c: memref<8x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<8x32xf32>, memref<32x64xf32>) outs(%c : memref<8x64xf32>)
+  return
+}
+
 // fp16 inputs are widened to f32 in registers.
 // CHECK-LABEL: func.func @f16
 // CHECK: vector.load %arg1{{.*}} : memref<16x32xf16>, vector<8xf16>
