@@ -264,6 +264,10 @@ Specializable findSpecializable(ValueRange roots, Operation *access) {
              triton::IntToPtrOp, triton::PtrToIntOp, triton::BitcastOp,
              triton::LoadOp>(def))
       continue;
+    // Only a load with one use is fused into the access (ElementAt::reload);
+    // the others are read from their own tensors.
+    if (isa<triton::LoadOp>(def) && !def->hasOneUse())
+      continue;
     addMask(def);
     for (Value operand : def->getOperands())
       if (isa<RankedTensorType>(operand.getType()))
