@@ -227,18 +227,19 @@ private:
   const llvm::DenseMap<Value, Value> &substitutes;
 };
 
-/// What the ops computing `roots` hold that a version may specialize: tensor
-/// remainders, and masks of loads. Found through the ops the element
-/// recomputation (ElementAt) walks.
+/// What the operands of an access are computed from that a version may
+/// specialize: tensor remainders, and masks (the access's own, those of the
+/// loads fused into it). Found through the ops the element recomputation
+/// (ElementAt) walks.
 struct Specializable {
   SmallVector<Operation *> remainders;
   SmallVector<Value> masks;
 };
 
-Specializable findSpecializable(ValueRange roots, Operation *access) {
+Specializable findSpecializable(Operation *access) {
   Specializable found;
   llvm::SetVector<Operation *> seen;
-  SmallVector<Value> worklist(roots.begin(), roots.end());
+  SmallVector<Value> worklist(access->getOperands());
   auto addMask = [&](Operation *op) {
     Value mask;
     if (auto load = dyn_cast<triton::LoadOp>(op))
@@ -284,7 +285,7 @@ Value emitAccessVersions(
     function_ref<Value(OpBuilder &, Location, const AccessVersion *)> build) {
   AccessVersion version;
   BoundsBuilder bounds(rewriter, loc, version.substitutes);
-  Specializable found = findSpecializable(access->getOperands(), access);
+  Specializable found = findSpecializable(access);
   Value condition;
   auto require = [&](Value c) {
     condition = condition ? bounds.both(condition, c) : c;
