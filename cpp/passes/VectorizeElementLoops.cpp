@@ -885,10 +885,16 @@ struct VectorizeElementLoopsPass
                               r.store.getIndices());
     }
 
-    if (strips * lanes == trips)
+    if (strips * lanes == trips) {
       loop.erase();
-    else
-      loop.getLowerBoundMutable().assign(stripEnd);
+      return;
+    }
+    // The iterations left over (up to 31 after strips of 4 registers of 8
+    // lanes, say) get narrower strips before the scalar loop: a reduction
+    // over 1023 elements, what a row's reduction after its first element
+    // is, would otherwise end in 31 dependent scalar steps.
+    loop.getLowerBoundMutable().assign(stripEnd);
+    vectorize(loop);
   }
 };
 

@@ -61,7 +61,7 @@ func.func @masked_tile_load(%base: i64, %rows: i32, %k_left: i32, %stride: i32, 
 // the buffer at the induction variable. The offsets are the induction
 // variable itself, consecutive by construction: no check, a plain store when
 // every lane is on, else a masked one. 20 iterations are two strips of 8 and
-// a scalar remainder loop from 16.
+// one of 4 lanes from 16 (leftovers get narrower strips, down to 4 lanes).
 // CHECK-LABEL: func.func @masked_store_with_tail
 // CHECK: scf.for %[[J:.*]] = %c0 to %c16{{.*}} step %c8
 // CHECK: vector.load %{{.*}}[%[[J]]] : memref<20xf32>, vector<8xf32>
@@ -70,8 +70,11 @@ func.func @masked_tile_load(%base: i64, %rows: i32, %k_left: i32, %stride: i32, 
 // CHECK: llvm.store {{.*}} : vector<8xf32>, !llvm.ptr
 // CHECK: } else {
 // CHECK: llvm.intr.masked.store
-// CHECK: scf.for %{{.*}} = %c16{{.*}} to %c20 step %c1
-// CHECK: llvm.store {{.*}} : f32, !llvm.ptr
+// CHECK: scf.for %{{.*}} = %c16{{.*}} to %c20{{.*}} step %c4
+// CHECK: vector.load %{{.*}} : memref<20xf32>, vector<4xf32>
+// CHECK: llvm.intr.masked.store {{.*}} : vector<4xf32>, vector<4xi1> into !llvm.ptr
+// CHECK-NOT: : f32, !llvm.ptr
+// CHECK: return
 func.func @masked_store_with_tail(%base: i64, %n: i32, %buf: memref<20xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -212,8 +215,9 @@ func.func @not_vectorized(%in: memref<64xf32>, %acc: memref<f32>, %d: memref<64x
 // strip loop carries a vector of partial maxima from the neutral element
 // (NaN for maxnumf), then reduces across lanes into the buffer element once.
 // Its strips are 4 registers wide (32 lanes of 256 bits), which the backend
-// splits into 4 independent chains. The 27 leftover iterations stay a scalar
-// loop after it.
+// splits into 4 independent chains. Of the 27 leftover iterations, 16 and 8
+// go to narrower strips, each reduced into the buffer element after it; the
+// last 3 stay a scalar loop.
 // CHECK-LABEL: func.func @max_reduction
 // CHECK: %[[NEUTRAL:.*]] = arith.constant dense<0x7FC00000> : vector<32xf32>
 // CHECK: %[[PARTIAL:.*]] = scf.for %[[J:.*]] = %c0 to %c992{{.*}} step %c32{{.*}} iter_args(%[[ACC:.*]] = %[[NEUTRAL]]) -> (vector<32xf32>)
@@ -223,7 +227,11 @@ func.func @not_vectorized(%in: memref<64xf32>, %acc: memref<f32>, %d: memref<64x
 // CHECK: %[[OLD:.*]] = memref.load %{{.*}}[] : memref<f32>
 // CHECK: %[[ALL:.*]] = vector.reduction <maxnumf>, %[[PARTIAL]], %[[OLD]] fastmath<reassoc> : vector<32xf32> into f32
 // CHECK: memref.store %[[ALL]], %{{.*}}[] : memref<f32>
-// CHECK: scf.for %{{.*}} = %c992{{.*}} to %c1019 step %c1
+// CHECK: scf.for %{{.*}} = %c992{{.*}} to %c1008{{.*}} step %c16{{.*}} -> (vector<16xf32>)
+// CHECK: vector.reduction <maxnumf>, %{{.*}}, %{{.*}} fastmath<reassoc> : vector<16xf32> into f32
+// CHECK: scf.for %{{.*}} = %c1008{{.*}} to %c1016{{.*}} step %c8{{.*}} -> (vector<8xf32>)
+// CHECK: vector.reduction <maxnumf>, %{{.*}}, %{{.*}} fastmath<reassoc> : vector<8xf32> into f32
+// CHECK: scf.for %{{.*}} = %c1016{{.*}} to %c1019 step %c1
 // A float sum without reassoc keeps its order: not vectorized.
 // CHECK-LABEL: func.func @ordered_sum
 // CHECK-NOT: vector<
