@@ -104,6 +104,20 @@ def VectorizeElementLoops
                            "arith::ArithDialect", "LLVM::LLVMDialect"];
 }
 
+def CollapseContiguousDims : Pass<"spine-collapse-contiguous-dims"> {
+  let summary = "Merge loop dimensions of linalg.generic ops that every operand walks contiguously";
+  let description = [{
+    Triton reshapes blocks into many small dimensions (tl.sort makes a
+    1024-element block a 2x2x...x2 tensor of rank 10); lowered as is, each
+    elementwise op is a nest of loops of 2 iterations that LLVM unrolls
+    completely, and code size (and compile time) grows with the block. Two
+    adjacent parallel dimensions that appear side by side in the same order
+    in every operand's indexing map become one, so such an op is one loop
+    over the whole block, which the vectorizer strip-mines.
+  }];
+  let dependentDialects = ["tensor::TensorDialect"];
+}
+
 def ReuseDyingInputs : Pass<"spine-reuse-dying-inputs"> {
   let summary = "Elementwise ops write their result over an input used only by them";
   let description = [{

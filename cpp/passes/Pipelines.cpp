@@ -109,6 +109,8 @@ void buildSpineTritonPipeline(OpPassManager &pm,
   pm.addPass(createAddKernelEntry());
   pm.addPass(std::make_unique<FoldRankZeroCopiesPass>());
   pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createCollapseContiguousDims());
+  pm.addPass(createCanonicalizerPass());
   pm.addPass(createReuseDyingInputs());
 
   bufferization::OneShotBufferizePassOptions bufferize;
