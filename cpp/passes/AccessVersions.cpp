@@ -188,11 +188,13 @@ public:
     default:
       return {};
     }
-    // The compared values are the exact ones only if these fit the type.
+    // The compared values are the exact ones only if these fit the type; an
+    // unsigned comparison also needs them non-negative (a range or splat of
+    // the type fits it, but -1 reads as 2^32 - 1).
     int64_t min = isUnsigned ? 0 : -(int64_t(1) << (width - 1));
     int64_t max = (int64_t(1) << (width - 1)) - 1;
     for (const Bounds &b : {*l, *r}) {
-      if (b.fitsType)
+      if (b.fitsType && !isUnsigned)
         continue;
       Value aboveMin = compare(arith::CmpIPredicate::sge, b.lo, constant(min));
       Value belowMax = compare(arith::CmpIPredicate::sle, b.hi, constant(max));

@@ -126,3 +126,23 @@ def test_wrapping_offsets_keep_their_mask():
     valid = torch.arange(block * programs, dtype=torch.int64) + shift <= 2**31 - 1
     ref = torch.where(valid, x, torch.full_like(x, -1.0))
     torch.testing.assert_close(out, ref, rtol=0, atol=0)
+
+
+@triton.jit
+def unsigned_mask_kernel(x_ptr, out_ptr, lo, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    # An unsigned comparison: lo = -1 reads as 2**32 - 1, above every offset, so no lane is on.
+    mask = lo.to(tl.uint32) < offs.to(tl.uint32)
+    x = tl.load(x_ptr + offs, mask=mask, other=-1.0)
+    tl.store(out_ptr + offs, x)
+
+
+@pytest.mark.parametrize("lo", [-1, 3, 0])
+def test_unsigned_mask_reads_negative_bounds_as_large(lo):
+    block = 16
+    x = torch.randn(block)
+    out = torch.empty(block)
+    unsigned_mask_kernel[(1,)](x, out, lo, BLOCK=block)
+    offs = torch.arange(block, dtype=torch.int64)
+    ref = torch.where(offs > (lo % 2**32), x, torch.full_like(x, -1.0))
+    torch.testing.assert_close(out, ref, rtol=0, atol=0)
