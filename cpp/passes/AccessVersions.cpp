@@ -158,36 +158,34 @@ public:
     unsigned width =
         getElementTypeOrSelf(cmp.getLhs().getType()).getIntOrFloatBitWidth();
     // Unsigned comparisons agree with signed ones on non-negative values.
-    bool isUnsigned = false;
-    Value holds;
-    switch (cmp.getPredicate()) {
-    case arith::CmpIPredicate::ult:
-      isUnsigned = true;
-      [[fallthrough]];
-    case arith::CmpIPredicate::slt:
-      holds = compare(arith::CmpIPredicate::slt, l->hi, r->lo);
+    using P = arith::CmpIPredicate;
+    P predicate = cmp.getPredicate();
+    bool isUnsigned = true;
+    switch (predicate) {
+    case P::ult:
+      predicate = P::slt;
       break;
-    case arith::CmpIPredicate::ule:
-      isUnsigned = true;
-      [[fallthrough]];
-    case arith::CmpIPredicate::sle:
-      holds = compare(arith::CmpIPredicate::sle, l->hi, r->lo);
+    case P::ule:
+      predicate = P::sle;
       break;
-    case arith::CmpIPredicate::ugt:
-      isUnsigned = true;
-      [[fallthrough]];
-    case arith::CmpIPredicate::sgt:
-      holds = compare(arith::CmpIPredicate::sgt, l->lo, r->hi);
+    case P::ugt:
+      predicate = P::sgt;
       break;
-    case arith::CmpIPredicate::uge:
-      isUnsigned = true;
-      [[fallthrough]];
-    case arith::CmpIPredicate::sge:
-      holds = compare(arith::CmpIPredicate::sge, l->lo, r->hi);
+    case P::uge:
+      predicate = P::sge;
       break;
     default:
-      return {};
+      isUnsigned = false;
     }
+    // `l < r` holds for every pair of elements when l's largest is below r's
+    // smallest; `l > r` the other way round.
+    Value holds;
+    if (predicate == P::slt || predicate == P::sle)
+      holds = compare(predicate, l->hi, r->lo);
+    else if (predicate == P::sgt || predicate == P::sge)
+      holds = compare(predicate, l->lo, r->hi);
+    else
+      return {};
     // The compared values are the exact ones only if these fit the type; an
     // unsigned comparison also needs them non-negative (a range or splat of
     // the type fits it, but -1 reads as 2^32 - 1).

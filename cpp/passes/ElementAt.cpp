@@ -146,6 +146,12 @@ Value ElementAt::get(Value tensor, ValueRange indices) {
   return element;
 }
 
+Value ElementAt::getMask(Value mask, ValueRange indices) {
+  if (!mask || (version && version->isAllOn(mask)))
+    return {};
+  return get(mask, indices);
+}
+
 Value ElementAt::extract(Value tensor, ValueRange indices) {
   Value converted = rewriter.getRemappedValue(tensor);
   return tensor::ExtractOp::create(b, loc, converted, indices);
@@ -245,9 +251,7 @@ Value ElementAt::reload(Operation *op, ValueRange indices) {
   Region *scope = indices.empty() ? b.getInsertionBlock()->getParent()
                                   : indices.front().getParentRegion();
   Value addr = get(load.getPtr(), indices);
-  Value mask = load.getMask() && !(version && version->isAllOn(load.getMask()))
-                   ? get(load.getMask(), indices)
-                   : Value();
+  Value mask = getMask(load.getMask(), indices);
   Value other = load.getOther() ? get(load.getOther(), indices) : Value();
   return loadElementAt(b, loc, addr, convertedElementType(load.getType()),
                        /*isVolatile=*/false, mask, other, scope);

@@ -38,6 +38,10 @@ public:
   /// Pointers come back as i64 byte addresses.
   Value get(Value tensor, ValueRange indices);
 
+  /// The element of `mask` (null when there is none) at `indices`, or null
+  /// when the access needs no mask: none given, or all on in this version.
+  Value getMask(Value mask, ValueRange indices);
+
 private:
   Value recompute(Operation *def, Value tensor, ValueRange indices);
   Value reload(Operation *load, ValueRange indices);

@@ -104,9 +104,7 @@ struct LoadLowering : OpConversionPattern<triton::LoadOp> {
           return buildTensorByLoops(
               b, loc, init, [&](OpBuilder &b, Location loc, ValueRange ivs) {
                 ElementAt at(rewriter, b, loc, op, version);
-                Value m = mask && !(version && version->isAllOn(op.getMask()))
-                              ? at.get(op.getMask(), ivs)
-                              : Value();
+                Value m = at.getMask(op.getMask(), ivs);
                 Value o = other ? at.get(op.getOther(), ivs) : Value();
                 return loadElementAt(b, loc, at.get(op.getPtr(), ivs), eltType,
                                      isVolatile, m, o,
@@ -160,20 +158,17 @@ struct StoreLowering : OpConversionPattern<triton::StoreOp> {
     emitAccessVersions(
         rewriter, loc, op, Type(),
         [&](OpBuilder &b, Location loc, const AccessVersion *version) {
-          scf::buildLoopNest(
-              b, loc, lbs, ubs, steps,
-              [&](OpBuilder &b, Location loc, ValueRange ivs) {
-                // The outermost loop of the nest bounds what is
-                // loop-invariant.
-                Region *scope = ivs.front().getParentRegion();
-                ElementAt at(rewriter, b, loc, op, version);
-                Value addr = at.get(op.getPtr(), ivs);
-                Value value = at.get(op.getValue(), ivs);
-                Value m = mask && !(version && version->isAllOn(op.getMask()))
-                              ? at.get(op.getMask(), ivs)
-                              : Value();
-                storeOne(b, loc, addr, value, m, scope);
-              });
+          scf::buildLoopNest(b, loc, lbs, ubs, steps,
+                             [&](OpBuilder &b, Location loc, ValueRange ivs) {
+                               // The outermost loop of the nest bounds what is
+                               // loop-invariant.
+                               Region *scope = ivs.front().getParentRegion();
+                               ElementAt at(rewriter, b, loc, op, version);
+                               Value addr = at.get(op.getPtr(), ivs);
+                               Value value = at.get(op.getValue(), ivs);
+                               Value m = at.getMask(op.getMask(), ivs);
+                               storeOne(b, loc, addr, value, m, scope);
+                             });
           return Value();
         });
     rewriter.eraseOp(op);
