@@ -52,8 +52,7 @@ struct RetypeOpLowering : ConversionPattern {
 /// Reports every Triton op that no pattern in `patterns` can start from, with
 /// its location, so a kernel using an unsupported feature gets one clear
 /// error per op instead of a generic legalization failure.
-LogicalResult checkSupportedOps(ModuleOp module,
-                                RewritePatternSet &patterns) {
+LogicalResult checkSupportedOps(ModuleOp module, RewritePatternSet &patterns) {
   llvm::DenseSet<OperationName> supported;
   for (const auto &pattern : patterns.getNativePatterns())
     if (std::optional<OperationName> root = pattern->getRootKind())
@@ -112,9 +111,9 @@ struct ConvertTritonToLinalgPass
     target.addLegalOp<ModuleOp>();
     // Ops inside a tt.reduce region are cloned by the reduce lowering.
     target.addLegalOp<triton::ReduceReturnOp>();
-    target.addLegalDialect<linalg::LinalgDialect, tensor::TensorDialect,
-                           LLVM::LLVMDialect, bufferization::BufferizationDialect,
-                           memref::MemRefDialect>();
+    target.addLegalDialect<
+        linalg::LinalgDialect, tensor::TensorDialect, LLVM::LLVMDialect,
+        bufferization::BufferizationDialect, memref::MemRefDialect>();
     target.addDynamicallyLegalOp<func::FuncOp>([&](func::FuncOp op) {
       return converter.isSignatureLegal(op.getFunctionType());
     });

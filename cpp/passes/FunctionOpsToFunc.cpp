@@ -54,9 +54,8 @@ struct FuncOpLowering : OpConversionPattern<triton::FuncOp> {
     if (!op.isPublic())
       func.setVisibility(op.getVisibility());
     rewriter.inlineRegionBefore(op.getBody(), func.getBody(), func.end());
-    if (!func.isExternal() &&
-        failed(rewriter.convertRegionTypes(&func.getBody(), converter,
-                                           &signature)))
+    if (!func.isExternal() && failed(rewriter.convertRegionTypes(
+                                  &func.getBody(), converter, &signature)))
       return failure();
     rewriter.eraseOp(op);
     return success();

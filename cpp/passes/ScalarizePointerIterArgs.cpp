@@ -33,7 +33,8 @@ Value getUniformOffset(OpBuilder &b, Location loc, Value offset) {
     auto dense = dyn_cast<SplatElementsAttr>(constant.getValue());
     if (!dense)
       return {};
-    scalar = arith::ConstantOp::create(b, loc, dense.getSplatValue<TypedAttr>());
+    scalar =
+        arith::ConstantOp::create(b, loc, dense.getSplatValue<TypedAttr>());
   } else {
     return {};
   }
@@ -66,8 +67,8 @@ scf::ForOp scalarize(scf::ForOp loop, unsigned index) {
 
   IRRewriter rewriter(loop);
   rewriter.setInsertionPoint(loop);
-  Value zero = arith::ConstantOp::create(rewriter, loc,
-                                         rewriter.getI64IntegerAttr(0));
+  Value zero =
+      arith::ConstantOp::create(rewriter, loc, rewriter.getI64IntegerAttr(0));
   auto result = loop.replaceWithAdditionalYields(
       rewriter, zero, /*replaceInitOperandUsesInLoop=*/false,
       [&](OpBuilder &b, Location, ArrayRef<BlockArgument> newArgs) {
@@ -106,8 +107,8 @@ struct ScalarizePointerIterArgsPass
     for (scf::ForOp loop : loops) {
       unsigned numIterArgs = loop.getNumRegionIterArgs();
       for (unsigned i = 0; i < numIterArgs; ++i) {
-        auto type = dyn_cast<RankedTensorType>(
-            loop.getRegionIterArg(i).getType());
+        auto type =
+            dyn_cast<RankedTensorType>(loop.getRegionIterArg(i).getType());
         if (type && isa<triton::PointerType>(type.getElementType()))
           loop = scalarize(loop, i);
       }

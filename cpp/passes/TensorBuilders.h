@@ -1,4 +1,5 @@
-//===- TensorBuilders.h - small helpers the tensor lowerings share -*- C++ -*-===//
+//===- TensorBuilders.h - small helpers the tensor lowerings share -*- C++
+//-*-===//
 
 #ifndef SPINE_TRITON_PASSES_TENSORBUILDERS_H
 #define SPINE_TRITON_PASSES_TENSORBUILDERS_H

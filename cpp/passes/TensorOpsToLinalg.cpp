@@ -116,12 +116,12 @@ struct ExpandDimsLowering : OpConversionPattern<triton::ExpandDimsOp> {
     for (int64_t d = 0; d <= srcRank; ++d) {
       if (srcRank == 0)
         break;
-      int64_t src = d < axis ? d : (d == axis ? std::min(axis, srcRank - 1)
-                                              : d - 1);
+      int64_t src =
+          d < axis ? d : (d == axis ? std::min(axis, srcRank - 1) : d - 1);
       groups[src].push_back(d);
     }
-    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(op, type,
-                                                       adaptor.getSrc(), groups);
+    rewriter.replaceOpWithNewOp<tensor::ExpandShapeOp>(
+        op, type, adaptor.getSrc(), groups);
     return success();
   }
 };
@@ -179,8 +179,8 @@ void allowReassociation(Operation *op) {
     return;
   arith::FastMathFlags flags = fastMath.getFastMathFlagsAttr().getValue();
   op->setAttr(fastMath.getFastMathAttrName(),
-              arith::FastMathFlagsAttr::get(op->getContext(),
-                                            flags | arith::FastMathFlags::reassoc));
+              arith::FastMathFlagsAttr::get(
+                  op->getContext(), flags | arith::FastMathFlags::reassoc));
 }
 
 /// tt.reduce has no identity value, so the first slice along the axis seeds

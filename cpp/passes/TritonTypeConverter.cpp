@@ -10,9 +10,8 @@ namespace mlir::spine {
 
 TritonTypeConverter::TritonTypeConverter(MLIRContext *ctx) {
   addConversion([](Type type) { return type; });
-  addConversion([ctx](triton::PointerType) -> Type {
-    return IntegerType::get(ctx, 64);
-  });
+  addConversion(
+      [ctx](triton::PointerType) -> Type { return IntegerType::get(ctx, 64); });
   addConversion([this](RankedTensorType type) -> Type {
     Type element = convertType(type.getElementType());
     if (!element)
