@@ -1,6 +1,7 @@
 //===- AccessVersions.cpp - accesses specialized by run-time facts --------===//
 
 #include "passes/AccessVersions.h"
+#include "passes/TritonTypeConverter.h"
 #include "triton/Dialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -14,6 +15,174 @@
 namespace mlir::spine {
 namespace {
 
+/// Static per-dimension coefficients c of an integer or pointer tensor whose
+/// elements are u + sum over d of c[d] * i[d] in exact arithmetic, for a
+/// value u the same in every element (pointers: in bytes), or nullopt. The
+/// offset tensors added to pointers are appended to `terms`.
+std::optional<SmallVector<int64_t>>
+coefficients(Value v, const llvm::DenseMap<Value, Value> &substitutes,
+             SmallVectorImpl<Value> &terms) {
+  if (Value substitute = substitutes.lookup(v))
+    return coefficients(substitute, substitutes, terms);
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  Operation *def = v.getDefiningOp();
+  if (!type || !def)
+    return std::nullopt;
+  SmallVector<int64_t> zeros(type.getRank(), 0);
+  auto combine = [](SmallVector<int64_t> a, ArrayRef<int64_t> b,
+                    int64_t scale) -> std::optional<SmallVector<int64_t>> {
+    for (auto [x, y] : llvm::zip_equal(a, b)) {
+      int64_t scaled;
+      if (llvm::MulOverflow(y, scale, scaled) ||
+          llvm::AddOverflow(x, scaled, x))
+        return std::nullopt;
+    }
+    return a;
+  };
+  if (isa<triton::MakeRangeOp>(def))
+    return SmallVector<int64_t>{1};
+  if (isa<triton::SplatOp>(def) || matchPattern(v, m_Constant()))
+    return zeros;
+  if (auto broadcast = dyn_cast<triton::BroadcastOp>(def)) {
+    auto src = coefficients(broadcast.getSrc(), substitutes, terms);
+    if (!src)
+      return std::nullopt;
+    for (auto [c, size] :
+         llvm::zip_equal(*src, broadcast.getSrc().getType().getShape()))
+      if (size == 1)
+        c = 0;
+    return src;
+  }
+  if (auto expand = dyn_cast<triton::ExpandDimsOp>(def)) {
+    auto src = coefficients(expand.getSrc(), substitutes, terms);
+    if (src)
+      src->insert(src->begin() + expand.getAxis(), 0);
+    return src;
+  }
+  if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(def)) {
+    auto l = coefficients(def->getOperand(0), substitutes, terms);
+    auto r = coefficients(def->getOperand(1), substitutes, terms);
+    if (!l || !r)
+      return std::nullopt;
+    if (!isa<arith::MulIOp>(def))
+      return combine(*l, *r, isa<arith::AddIOp>(def) ? 1 : -1);
+    // A product is linear when one factor is a constant.
+    APInt c;
+    if (matchPattern(def->getOperand(1), m_ConstantInt(&c)))
+      return combine(zeros, *l, c.getSExtValue());
+    if (matchPattern(def->getOperand(0), m_ConstantInt(&c)))
+      return combine(zeros, *r, c.getSExtValue());
+    if (*l == zeros && *r == zeros)
+      return zeros;
+    return std::nullopt;
+  }
+  if (auto addptr = dyn_cast<triton::AddPtrOp>(def)) {
+    auto p = coefficients(addptr.getPtr(), substitutes, terms);
+    auto o = coefficients(addptr.getOffset(), substitutes, terms);
+    if (!p || !o)
+      return std::nullopt;
+    terms.push_back(addptr.getOffset());
+    return combine(
+        *p, *o,
+        getStorageSizeInBytes(
+            cast<triton::PointerType>(type.getElementType()).getPointeeType()));
+  }
+  if (isa<triton::BitcastOp>(def) &&
+      isa<triton::PointerType>(type.getElementType()))
+    return coefficients(def->getOperand(0), substitutes, terms);
+  return std::nullopt;
+}
+
+/// Whether u + sum c[d] * i[d] over the index space `shape` takes distinct
+/// values for distinct indices (sorted by magnitude, each coefficient
+/// exceeds the span of the smaller ones); `span` is set to the largest
+/// minus the smallest value.
+bool isInjective(ArrayRef<int64_t> coefs, ArrayRef<int64_t> shape,
+                 int64_t &span) {
+  SmallVector<std::pair<int64_t, int64_t>> dims;
+  for (auto [c, size] : llvm::zip_equal(coefs, shape))
+    if (size > 1)
+      dims.push_back({llvm::AbsoluteValue(c), size});
+  llvm::sort(dims);
+  span = 0;
+  for (auto [c, size] : dims) {
+    int64_t extent;
+    if (c <= span || llvm::MulOverflow(c, size - 1, extent) ||
+        llvm::AddOverflow(span, extent, span))
+      return false;
+  }
+  return true;
+}
+
+/// Whether `ptr`'s addresses are distinct in exact arithmetic: linear in
+/// the indices with injective coefficients.
+bool hasLinearDistinctAddresses(Value ptr,
+                                const llvm::DenseMap<Value, Value> &substitutes,
+                                SmallVectorImpl<Value> &terms) {
+  auto coefs = coefficients(ptr, substitutes, terms);
+  int64_t span;
+  return coefs &&
+         isInjective(*coefs, cast<RankedTensorType>(ptr.getType()).getShape(),
+                     span);
+}
+
+/// When `ptr` gives each element its own address in any case (even where
+/// offsets wrap): linear and injective, its offsets vary through a single
+/// tensor term spanning less than half its type's range, so the wrapped
+/// values of that term stay distinct.
+bool hasDistinctAddresses(Value ptr,
+                          const llvm::DenseMap<Value, Value> &substitutes) {
+  SmallVector<Value> terms;
+  if (!hasLinearDistinctAddresses(ptr, substitutes, terms))
+    return false;
+  Value varying;
+  for (Value term : terms) {
+    SmallVector<Value> inner;
+    auto c = coefficients(term, substitutes, inner);
+    if (!c)
+      return false;
+    if (llvm::any_of(*c, [](int64_t x) { return x != 0; })) {
+      if (varying)
+        return false;
+      varying = term;
+    }
+  }
+  if (!varying)
+    return false;
+  SmallVector<Value> inner;
+  int64_t span;
+  auto type = cast<RankedTensorType>(varying.getType());
+  return isInjective(*coefficients(varying, substitutes, inner),
+                     type.getShape(), span) &&
+         span < (int64_t(1) << (type.getElementTypeBitWidth() - 1));
+}
+
+/// When `a` and `b` are pointer tensors adding the same offsets to splat
+/// bases, sets `baseA` and `baseB` to those scalar bases (original values).
+bool haveSameOffsets(Value a, Value b, Value &baseA, Value &baseB) {
+  if (a == b) {
+    baseA = baseB = a;
+    return true;
+  }
+  Operation *defA = a.getDefiningOp(), *defB = b.getDefiningOp();
+  if (!defA || !defB || defA->getName() != defB->getName() ||
+      a.getType() != b.getType() ||
+      defA->getAttrDictionary() != defB->getAttrDictionary())
+    return false;
+  if (isa<triton::SplatOp>(defA)) {
+    baseA = defA->getOperand(0);
+    baseB = defB->getOperand(0);
+    return true;
+  }
+  if (isa<triton::AddPtrOp>(defA) && defA->getOperand(1) == defB->getOperand(1))
+    return haveSameOffsets(defA->getOperand(0), defB->getOperand(0), baseA,
+                           baseB);
+  if (isa<triton::BroadcastOp, triton::ExpandDimsOp>(defA))
+    return haveSameOffsets(defA->getOperand(0), defB->getOperand(0), baseA,
+                           baseB);
+  return false;
+}
+
 /// Bounds of every element of an integer tensor, as exact (not wrapped) i64
 /// values, and how many bits their magnitude may need: beyond 62 the i64
 /// arithmetic computing them could itself overflow.
@@ -23,6 +192,8 @@ struct Bounds {
   /// The bounds are those of values of the element type (a range, a splat):
   /// no check that they fit is needed.
   bool fitsType = false;
+  /// A run-time condition the bounds rely on, or null when they always hold.
+  Value valid = {};
 };
 
 /// Builds, at the rewriter's insertion point, scalar i64 bounds of tensors
@@ -70,31 +241,86 @@ public:
       if (!l || !r || std::max(l->bits, r->bits) + 1 > 62)
         return std::nullopt;
       unsigned bits = std::max(l->bits, r->bits) + 1;
+      Value valid = both(l->valid, r->valid);
       if (isa<arith::AddIOp>(def))
         return Bounds{arith::AddIOp::create(rewriter, loc, l->lo, r->lo),
-                      arith::AddIOp::create(rewriter, loc, l->hi, r->hi), bits};
+                      arith::AddIOp::create(rewriter, loc, l->hi, r->hi), bits,
+                      false, valid};
       return Bounds{arith::SubIOp::create(rewriter, loc, l->lo, r->hi),
-                    arith::SubIOp::create(rewriter, loc, l->hi, r->lo), bits};
+                    arith::SubIOp::create(rewriter, loc, l->hi, r->lo), bits,
+                    false, valid};
     }
-    if (auto mul = dyn_cast<arith::MulIOp>(def)) {
-      Value factor = mul.getRhs(), other = mul.getLhs();
-      std::optional<int64_t> c = splatConstant(factor);
-      if (!c) {
-        std::swap(factor, other);
-        c = splatConstant(factor);
-      }
-      std::optional<Bounds> o = c ? of(other) : std::nullopt;
-      unsigned factorBits =
-          c ? 64 - llvm::countl_zero(llvm::AbsoluteValue(*c)) : 0;
-      if (!o || o->bits + factorBits > 62)
-        return std::nullopt;
-      Value lo = arith::MulIOp::create(rewriter, loc, o->lo, constant(*c));
-      Value hi = arith::MulIOp::create(rewriter, loc, o->hi, constant(*c));
-      if (*c < 0)
-        std::swap(lo, hi);
-      return Bounds{lo, hi, o->bits + factorBits};
-    }
+    if (auto mul = dyn_cast<arith::MulIOp>(def))
+      return product(mul);
     return std::nullopt;
+  }
+
+  /// Bounds of the byte addresses of a pointer tensor's elements: a splat
+  /// base plus offsets (addptr, each scaled by its pointee's size), or
+  /// nullopt. The bounds rely on offsets of at most 32 bits whose exact
+  /// values fit their type (so they are the offsets computed) and on a base
+  /// below 2^62 (so the i64 sums cannot overflow).
+  std::optional<Bounds> addressBounds(Value ptr) {
+    Value base;
+    std::optional<Bounds> bytes = byteOffsets(ptr, base);
+    if (!bytes || !base)
+      return std::nullopt;
+    Value valid = both(bytes->valid, compare(arith::CmpIPredicate::ult, base,
+                                             constant(int64_t(1) << 62)));
+    return Bounds{arith::AddIOp::create(rewriter, loc, base, bytes->lo),
+                  arith::AddIOp::create(rewriter, loc, base, bytes->hi), 63,
+                  false, valid};
+  }
+
+  /// The condition under which a store through `storePtr` may read the
+  /// elements of a load through `loadPtr` as it writes: each element reads
+  /// the address it writes and no other element touches it (the same offsets
+  /// from equal bases, distinct addresses that no offset wraps), or the
+  /// ranges of addresses are disjoint. Null when it cannot be decided.
+  Value fusionCondition(Value loadPtr, Value storePtr) {
+    Value same, disjoint, baseL, baseS;
+    SmallVector<Value> terms;
+    if (haveSameOffsets(loadPtr, storePtr, baseL, baseS) &&
+        hasLinearDistinctAddresses(storePtr, substitutes, terms)) {
+      if (hasDistinctAddresses(storePtr, substitutes))
+        same = constantTrue();
+      else if (std::optional<Bounds> b = addressBounds(storePtr))
+        same = b->valid ? b->valid : constantTrue();
+      if (same && baseL != baseS)
+        same = both(same, compare(arith::CmpIPredicate::eq,
+                                  rewriter.getRemappedValue(baseL),
+                                  rewriter.getRemappedValue(baseS)));
+    }
+    if (loadPtr != storePtr) {
+      std::optional<Bounds> l = addressBounds(loadPtr),
+                            s = addressBounds(storePtr);
+      if (l && s) {
+        Value lEnd = arith::AddIOp::create(rewriter, loc, l->hi,
+                                           constant(pointeeSize(loadPtr)));
+        Value sEnd = arith::AddIOp::create(rewriter, loc, s->hi,
+                                           constant(pointeeSize(storePtr)));
+        using P = arith::CmpIPredicate;
+        disjoint = both(both(l->valid, s->valid),
+                        arith::OrIOp::create(rewriter, loc,
+                                             compare(P::sle, sEnd, l->lo),
+                                             compare(P::sle, lEnd, s->lo)));
+      }
+    }
+    if (!same || !disjoint)
+      return same ? same : disjoint;
+    return arith::OrIOp::create(rewriter, loc, same, disjoint);
+  }
+
+  /// True when the exact bounds `b` of `tensor` fit its element type (read
+  /// unsigned if `isUnsigned`), and the bounds are valid.
+  Value fitsType(const Bounds &b, Value tensor, bool isUnsigned) {
+    unsigned width =
+        getElementTypeOrSelf(tensor.getType()).getIntOrFloatBitWidth();
+    int64_t min = isUnsigned ? 0 : -(int64_t(1) << (width - 1));
+    int64_t max = (int64_t(1) << (width - 1)) - 1;
+    Value aboveMin = compare(arith::CmpIPredicate::sge, b.lo, constant(min));
+    Value belowMax = compare(arith::CmpIPredicate::sle, b.hi, constant(max));
+    return both(b.valid, both(aboveMin, belowMax));
   }
 
   /// The condition under which `rem` (remsi or remui of a tensor by a splat
@@ -124,7 +350,9 @@ public:
     }
     Value nonNegative =
         compare(arith::CmpIPredicate::sge, bounds->lo, constant(0));
-    return both(nonNegative, compare(arith::CmpIPredicate::slt, bounds->hi, n));
+    return both(
+        bounds->valid,
+        both(nonNegative, compare(arith::CmpIPredicate::slt, bounds->hi, n)));
   }
 
   /// The condition under which every lane of `mask` (an i1 tensor) is on:
@@ -145,18 +373,13 @@ public:
     }
     APInt value;
     if (matchPattern(mask, m_ConstantInt(&value)))
-      return value.isAllOnes() ? arith::ConstantOp::create(
-                                     rewriter, loc, rewriter.getBoolAttr(true))
-                                     .getResult()
-                               : Value();
+      return value.isAllOnes() ? constantTrue() : Value();
     auto cmp = dyn_cast<arith::CmpIOp>(def);
     if (!cmp)
       return {};
     std::optional<Bounds> l = of(cmp.getLhs()), r = of(cmp.getRhs());
     if (!l || !r)
       return {};
-    unsigned width =
-        getElementTypeOrSelf(cmp.getLhs().getType()).getIntOrFloatBitWidth();
     // Unsigned comparisons agree with signed ones on non-negative values.
     using P = arith::CmpIPredicate;
     P predicate = cmp.getPredicate();
@@ -189,30 +412,124 @@ public:
     // The compared values are the exact ones only if these fit the type; an
     // unsigned comparison also needs them non-negative (a range or splat of
     // the type fits it, but -1 reads as 2^32 - 1).
-    int64_t min = isUnsigned ? 0 : -(int64_t(1) << (width - 1));
-    int64_t max = (int64_t(1) << (width - 1)) - 1;
-    for (const Bounds &b : {*l, *r}) {
-      if (b.fitsType && !isUnsigned)
-        continue;
-      Value aboveMin = compare(arith::CmpIPredicate::sge, b.lo, constant(min));
-      Value belowMax = compare(arith::CmpIPredicate::sle, b.hi, constant(max));
-      holds = both(holds, both(aboveMin, belowMax));
-    }
+    for (const Bounds &b : {*l, *r})
+      holds = both(holds, !b.fitsType || isUnsigned
+                              ? fitsType(b, cmp.getLhs(), isUnsigned)
+                              : b.valid);
     return holds;
   }
 
+  /// `a and b`, where a null condition always holds.
   Value both(Value a, Value b) {
+    if (!a || !b)
+      return a ? a : b;
     return arith::AndIOp::create(rewriter, loc, a, b);
   }
 
-private:
+  Value compare(arith::CmpIPredicate predicate, Value a, Value b) {
+    return arith::CmpIOp::create(rewriter, loc, predicate, a, b);
+  }
+
   Value constant(int64_t v) {
     return arith::ConstantOp::create(rewriter, loc,
                                      rewriter.getI64IntegerAttr(v));
   }
 
-  Value compare(arith::CmpIPredicate predicate, Value a, Value b) {
-    return arith::CmpIOp::create(rewriter, loc, predicate, a, b);
+  Value constantTrue() {
+    return arith::ConstantOp::create(rewriter, loc, rewriter.getBoolAttr(true));
+  }
+
+private:
+  static int64_t pointeeSize(Value ptr) {
+    return getStorageSizeInBytes(
+        cast<triton::PointerType>(getElementTypeOrSelf(ptr.getType()))
+            .getPointeeType());
+  }
+
+  /// Bounds of a product. By a constant, the other factor's scaled; by
+  /// another tensor, the extremes of the four products of the bounds, which
+  /// fit in i64 when each factor lies in [-2^30, 2^30] (checked at run time
+  /// when needed; offsets beyond that make no 32-bit address anyway).
+  std::optional<Bounds> product(arith::MulIOp mul) {
+    for (auto [factor, other] : {std::pair(mul.getRhs(), mul.getLhs()),
+                                 std::pair(mul.getLhs(), mul.getRhs())}) {
+      std::optional<int64_t> c = splatConstant(factor);
+      if (!c)
+        continue;
+      std::optional<Bounds> o = of(other);
+      unsigned factorBits = 64 - llvm::countl_zero(llvm::AbsoluteValue(*c));
+      if (!o || o->bits + factorBits > 62)
+        return std::nullopt;
+      Value lo = arith::MulIOp::create(rewriter, loc, o->lo, constant(*c));
+      Value hi = arith::MulIOp::create(rewriter, loc, o->hi, constant(*c));
+      if (*c < 0)
+        std::swap(lo, hi);
+      return Bounds{lo, hi, o->bits + factorBits, false, o->valid};
+    }
+    std::optional<Bounds> l = of(mul.getLhs()), r = of(mul.getRhs());
+    if (!l || !r)
+      return std::nullopt;
+    Value valid = both(l->valid, r->valid);
+    for (Bounds *f : {&*l, &*r}) {
+      if (f->bits <= 30)
+        continue;
+      valid = both(valid, both(compare(arith::CmpIPredicate::sge, f->lo,
+                                       constant(-(int64_t(1) << 30))),
+                               compare(arith::CmpIPredicate::sle, f->hi,
+                                       constant(int64_t(1) << 30))));
+      f->bits = 30;
+    }
+    Value products[] = {arith::MulIOp::create(rewriter, loc, l->lo, r->lo),
+                        arith::MulIOp::create(rewriter, loc, l->lo, r->hi),
+                        arith::MulIOp::create(rewriter, loc, l->hi, r->lo),
+                        arith::MulIOp::create(rewriter, loc, l->hi, r->hi)};
+    Value lo = products[0], hi = products[0];
+    for (Value p : llvm::drop_begin(products)) {
+      lo = arith::MinSIOp::create(rewriter, loc, lo, p);
+      hi = arith::MaxSIOp::create(rewriter, loc, hi, p);
+    }
+    return Bounds{lo, hi, l->bits + r->bits, false, valid};
+  }
+
+  /// Bounds of the bytes a pointer tensor's addresses lie past `base` (set
+  /// to the converted scalar its splat starts from).
+  std::optional<Bounds> byteOffsets(Value ptr, Value &base) {
+    Operation *def = ptr.getDefiningOp();
+    if (!def)
+      return std::nullopt;
+    if (auto splat = dyn_cast<triton::SplatOp>(def)) {
+      base = rewriter.getRemappedValue(splat.getSrc());
+      if (!base || !base.getType().isInteger(64))
+        return std::nullopt;
+      return Bounds{constant(0), constant(0), 0};
+    }
+    if (isa<triton::BroadcastOp, triton::ExpandDimsOp>(def) ||
+        (isa<triton::BitcastOp>(def) &&
+         isa<triton::PointerType>(
+             getElementTypeOrSelf(def->getOperand(0).getType()))))
+      return byteOffsets(def->getOperand(0), base);
+    auto addptr = dyn_cast<triton::AddPtrOp>(def);
+    if (!addptr)
+      return std::nullopt;
+    std::optional<Bounds> before = byteOffsets(addptr.getPtr(), base);
+    std::optional<Bounds> offset = of(addptr.getOffset());
+    if (!before || !offset)
+      return std::nullopt;
+    // The offset is sign-extended as computed: its exact bounds must fit
+    // (then they need at most 32 bits; times the size, at most 36).
+    Value valid = both(before->valid,
+                       offset->fitsType ? offset->valid
+                                        : fitsType(*offset, addptr.getOffset(),
+                                                   /*isUnsigned=*/false));
+    unsigned bits = std::max(before->bits, 36u) + 1;
+    if (bits > 61)
+      return std::nullopt;
+    Value size = constant(pointeeSize(addptr.getPtr()));
+    Value lo = arith::MulIOp::create(rewriter, loc, offset->lo, size);
+    Value hi = arith::MulIOp::create(rewriter, loc, offset->hi, size);
+    return Bounds{arith::AddIOp::create(rewriter, loc, before->lo, lo),
+                  arith::AddIOp::create(rewriter, loc, before->hi, hi), bits,
+                  false, valid};
   }
 
   static std::optional<int64_t> splatConstant(Value tensor) {
@@ -234,6 +551,8 @@ private:
 struct Specializable {
   SmallVector<Operation *> remainders;
   SmallVector<Value> masks;
+  /// Loads with one use: the access may read them where it needs them.
+  SmallVector<Operation *> loads;
 };
 
 Specializable findSpecializable(Operation *access) {
@@ -267,8 +586,11 @@ Specializable findSpecializable(Operation *access) {
       continue;
     // Only a load with one use is fused into the access (ElementAt::reload);
     // the others are read from their own tensors.
-    if (isa<triton::LoadOp>(def) && !def->hasOneUse())
-      continue;
+    if (isa<triton::LoadOp>(def)) {
+      if (!def->hasOneUse())
+        continue;
+      found.loads.push_back(def);
+    }
     addMask(def);
     for (Value operand : def->getOperands())
       if (isa<RankedTensorType>(operand.getType()))
@@ -303,8 +625,25 @@ Value emitAccessVersions(
       require(allOn);
     }
   }
+  // A store may read the loads fused into it as it writes when no element's
+  // write changes what another reads: decided from the IR alone for both
+  // versions, or by a run-time condition for the specialized one.
+  AccessVersion general;
+  if (auto store = dyn_cast<triton::StoreOp>(access)) {
+    for (Operation *op : found.loads) {
+      Value ptr = cast<triton::LoadOp>(op).getPtr();
+      if (ptr == store.getPtr() &&
+          hasDistinctAddresses(ptr, general.substitutes)) {
+        general.fusableLoads.insert(op);
+        version.fusableLoads.insert(op);
+      } else if (Value safe = bounds.fusionCondition(ptr, store.getPtr())) {
+        version.fusableLoads.insert(op);
+        require(safe);
+      }
+    }
+  }
   if (!condition)
-    return build(rewriter, loc, nullptr);
+    return build(rewriter, loc, &general);
 
   SmallVector<Type> resultTypes;
   if (resultType)
@@ -313,8 +652,7 @@ Value emitAccessVersions(
                                 condition, /*withElseRegion=*/true);
   for (auto [region, specialized] :
        {std::make_pair(&ifOp.getThenRegion(), &version),
-        std::make_pair(&ifOp.getElseRegion(),
-                       static_cast<AccessVersion *>(nullptr))}) {
+        std::make_pair(&ifOp.getElseRegion(), &general)}) {
     OpBuilder::InsertionGuard guard(rewriter);
     Block &block = region->front();
     if (!block.empty())

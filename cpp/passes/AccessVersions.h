@@ -1,5 +1,4 @@
-//===- AccessVersions.h - accesses specialized by run-time facts -*- C++
-//-*-===//
+//===- AccessVersions.h - accesses specialized at run time -----*- C++ -*-===//
 //
 // GPU kernels keep their accesses in bounds with remainders and masks:
 // `offs = (pid * BLOCK + tl.arange(0, BLOCK)) % M`, `mask = offs < n`. For
@@ -14,6 +13,14 @@
 // remainders are their dividends and an all-on mask is left out, taken when
 // the bounds prove it, and the general one. No result depends on a fact the
 // IR does not guarantee: the condition checks it.
+//
+// A store reads the loads fused into it (ElementAt) element by element while
+// it writes: safe only if no element's write lands where a later element
+// reads. A version says which loads it may fuse: those whose addresses are
+// the store's own, one distinct address per element (then each element reads
+// before it writes its address and no other element touches it), and in the
+// specialized version also those whose address range the bounds prove
+// disjoint from the store's.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,17 +41,20 @@ struct AccessVersion {
   /// Masks (original i1 tensors) with every lane on: the access's own, and
   /// those of loads fused into it.
   llvm::DenseSet<Value> allOnMasks;
+  /// Loads (original ops) an access that writes memory may read where it
+  /// needs their elements; the others are read from their own buffers.
+  llvm::DenseSet<Operation *> fusableLoads;
 
   bool isAllOn(Value mask) const { return mask && allOnMasks.contains(mask); }
 };
 
 /// Emits the lowering of `access` (an original load or store, whose operands
-/// compute its elements). `build` emits it at the builder's insertion point,
-/// specialized by `version` when that is non-null, and returns its result (or
-/// null). When a remainder feeding `roots` or the mask can be decided from
-/// bounds, builds both versions under an scf.if on the run-time condition;
-/// otherwise only the general one. `resultType` is the type of what `build`
-/// returns, or null.
+/// compute its elements). `build` emits it at the builder's insertion point
+/// under `version` (never null) and returns its result (or null). When
+/// run-time bounds can specialize a remainder, a mask or which loads are
+/// fused, builds the specialized and the general version under an scf.if on
+/// the condition; otherwise only the general one. `resultType` is the type of
+/// what `build` returns, or null.
 Value emitAccessVersions(
     ConversionPatternRewriter &rewriter, Location loc, Operation *access,
     Type resultType,

@@ -45,24 +45,25 @@ bool worthRecomputing(Operation *op, Value result) {
   return !isFloat || result.hasOneUse();
 }
 
-/// True if no op strictly between `from` and `to` (same block) may write
-/// memory.
-bool noWritesBetween(Operation *from, Operation *to) {
-  for (Operation *op = from->getNextNode(); op && op != to;
-       op = op->getNextNode()) {
-    if (isMemoryEffectFree(op))
-      continue;
-    std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
-        getEffectsRecursively(op);
-    if (!effects || llvm::any_of(*effects, [](const auto &effect) {
-          return isa<MemoryEffects::Write>(effect.getEffect());
-        }))
-      return false;
-  }
-  return true;
+} // namespace
+
+bool mayWrite(Operation *op) {
+  if (isMemoryEffectFree(op))
+    return false;
+  std::optional<SmallVector<MemoryEffects::EffectInstance>> effects =
+      getEffectsRecursively(op);
+  return !effects || llvm::any_of(*effects, [](const auto &effect) {
+    return isa<MemoryEffects::Write>(effect.getEffect());
+  });
 }
 
-} // namespace
+bool noWritesBetween(Operation *from, Operation *to) {
+  for (Operation *op = from->getNextNode(); op && op != to;
+       op = op->getNextNode())
+    if (mayWrite(op))
+      return false;
+  return true;
+}
 
 Value buildTensorByLoops(
     OpBuilder &b, Location loc, RankedTensorType type,
@@ -248,6 +249,16 @@ Value ElementAt::reload(Operation *op, ValueRange indices) {
       end = building;
   if (!noWritesBetween(load, end))
     return {};
+  // An access that writes reads the load's elements as it goes: one
+  // element's write must not change what a later element reads. Which loads
+  // are safe is decided with the version (AccessVersions.h); the others are
+  // read whole just before the access's loops.
+  if (mayWrite(anchor) && !(version && version->fusableLoads.contains(op)))
+    return indices.empty()
+               ? Value()
+               : tensor::ExtractOp::create(
+                     b, loc, readBefore(load, indices.front()), indices)
+                     .getResult();
   Region *scope = indices.empty() ? b.getInsertionBlock()->getParent()
                                   : indices.front().getParentRegion();
   Value addr = get(load.getPtr(), indices);
@@ -255,6 +266,23 @@ Value ElementAt::reload(Operation *op, ValueRange indices) {
   Value other = load.getOther() ? get(load.getOther(), indices) : Value();
   return loadElementAt(b, loc, addr, convertedElementType(load.getType()),
                        /*isVolatile=*/false, mask, other, scope);
+}
+
+Value ElementAt::readBefore(Operation *op, Value outermostIndex) {
+  auto load = cast<triton::LoadOp>(op);
+  OpBuilder before(outermostIndex.getParentRegion()->getParentOp());
+  auto type = cast<RankedTensorType>(load.getType());
+  Type eltType = convertedElementType(type);
+  return buildTensorByLoops(
+      before, loc, RankedTensorType::get(type.getShape(), eltType),
+      [&](OpBuilder &b, Location loc, ValueRange ivs) {
+        ElementAt at(rewriter, b, loc, load);
+        Value mask = at.getMask(load.getMask(), ivs);
+        Value other = load.getOther() ? at.get(load.getOther(), ivs) : Value();
+        return loadElementAt(b, loc, at.get(load.getPtr(), ivs), eltType,
+                             /*isVolatile=*/false, mask, other,
+                             ivs.front().getParentRegion());
+      });
 }
 
 Value createAddressPointer(OpBuilder &b, Location loc, Value addr,

@@ -45,6 +45,9 @@ public:
 private:
   Value recompute(Operation *def, Value tensor, ValueRange indices);
   Value reload(Operation *load, ValueRange indices);
+  /// `load` read whole into a tensor just before the loop nest whose
+  /// outermost induction variable is `outermostIndex`.
+  Value readBefore(Operation *load, Value outermostIndex);
   Value extract(Value tensor, ValueRange indices);
 
   ConversionPatternRewriter &rewriter;
@@ -68,6 +71,13 @@ Value buildTensorByLoops(
 Value buildTensorByLoops(
     OpBuilder &b, Location loc, Value init,
     function_ref<Value(OpBuilder &, Location, ValueRange)> element);
+
+/// True if `op` (or an op it holds) may write memory.
+bool mayWrite(Operation *op);
+
+/// True if no op strictly between `from` and `to` (same block) may write
+/// memory.
+bool noWritesBetween(Operation *from, Operation *to);
 
 /// Loads one element of `type` at byte address `addr` (booleans are bytes in
 /// memory), under `mask` if given, else `other` (or zero when null).

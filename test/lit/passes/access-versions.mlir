@@ -4,7 +4,9 @@
 // version taken when every dividend lies in [0, m) (checked once, from the
 // dividend's bounds pid * 64 and pid * 64 + 63, in exact i64 arithmetic)
 // computes addresses from the dividend itself; the other reads the
-// materialized remainders. The load is fused into the store in both versions.
+// materialized remainders. The specialized version also proves that OUT's
+// addresses are X's or do not overlap them, so the load is fused into the
+// store; the general one reads the load whole first.
 
 // CHECK-LABEL: func.func @wrapped_rows
 // CHECK-SAME: (%[[X:[^:]*]]: i64, %[[OUT:[^:]*]]: i64, %[[M:[^:]*]]: i32, %[[PID:[^:]*]]: i32,
@@ -16,7 +18,8 @@
 // CHECK: %[[GE0:.*]] = arith.cmpi sge, %[[LO]], %c0_i64 : i64
 // CHECK: %[[LTM:.*]] = arith.cmpi slt, %[[HI]], %[[M64]] : i64
 // CHECK: %[[NOWRAP:.*]] = arith.andi %[[GE0]], %[[LTM]] : i1
-// CHECK: scf.if %[[NOWRAP]] {
+// CHECK: %[[COND:.*]] = arith.andi %[[NOWRAP]], %{{.*}} : i1
+// CHECK: scf.if %[[COND]] {
 // CHECK: scf.for %[[I:.*]] = %c0 to %c64 step %c1 {
 // CHECK-NOT: tensor.extract
 // CHECK: %[[I32:.*]] = arith.index_cast %[[I]] : index to i32
@@ -27,10 +30,12 @@
 // CHECK: llvm.load
 // CHECK: llvm.store
 // CHECK: } else {
-// CHECK: scf.for %[[J:.*]] = %c0 to %c64 step %c1 {
+// CHECK: %[[READ:.*]] = scf.for %[[J:.*]] = %c0 to %c64 step %c1
 // CHECK: tensor.extract %{{.*}}[%[[J]]] : tensor<64xi32>
 // CHECK: llvm.load
-// CHECK: llvm.store
+// CHECK: scf.for %[[K:.*]] = %c0 to %c64 step %c1 {
+// CHECK: %[[V:.*]] = tensor.extract %[[READ]][%[[K]]] : tensor<64xf32>
+// CHECK: llvm.store %[[V]]
 // CHECK: return
 tt.func public @wrapped_rows(%x: !tt.ptr<f32>, %out: !tt.ptr<f32>, %m: i32) {
   %c64 = arith.constant 64 : i32
@@ -61,7 +66,8 @@ tt.func public @wrapped_rows(%x: !tt.ptr<f32>, %out: !tt.ptr<f32>, %m: i32) {
 // CHECK: %[[GE0:.*]] = arith.cmpi sge, %[[LO]], %c0_i64
 // CHECK: %[[LTN:.*]] = arith.cmpi slt, %[[B64]], %[[N64]]
 // CHECK: %[[NOWRAP:.*]] = arith.andi %[[GE0]], %[[LTN]]
-// CHECK: scf.if %[[NOWRAP]] {
+// CHECK: %[[COND:.*]] = arith.andi %[[NOWRAP]], %{{.*}} : i1
+// CHECK: scf.if %[[COND]] {
 // CHECK-NOT: tensor.extract
 // CHECK: } else {
 // CHECK: tensor.extract
@@ -127,7 +133,8 @@ tt.func public @no_bounds(%x: !tt.ptr<f32>, %idx: !tt.ptr<i32>, %out: !tt.ptr<f3
 // CHECK: %[[FITS_HI:.*]] = arith.cmpi sle, %[[HI]], %c2147483647_i64 : i64
 // CHECK: %[[FITS:.*]] = arith.andi %[[FITS_LO]], %[[FITS_HI]] : i1
 // CHECK: %[[ALLON:.*]] = arith.andi %[[BELOW]], %[[FITS]] : i1
-// CHECK: scf.if %[[ALLON]] {
+// CHECK: %[[COND:.*]] = arith.andi %[[ALLON]], %{{.*}} : i1
+// CHECK: scf.if %[[COND]] {
 // CHECK-NEXT: scf.for
 // CHECK-NOT: scf.if
 // CHECK-NOT: arith.cmpi
@@ -173,7 +180,8 @@ tt.func public @masked_add(%x: !tt.ptr<f32>, %out: !tt.ptr<f32>, %n: i32) {
 // CHECK: %[[COLS64:.*]] = arith.extsi %[[COLS]] : i32 to i64
 // CHECK: %[[INCOLS:.*]] = arith.cmpi sgt, %[[COLS64]], %c15_i64 : i64
 // CHECK: %[[ALL:.*]] = arith.andi %[[ROWS]], %[[INCOLS]] : i1
-// CHECK: scf.if %[[ALL]]
+// CHECK: %[[COND:.*]] = arith.andi %[[ALL]], %{{.*}} : i1
+// CHECK: scf.if %[[COND]]
 // CHECK-NOT: arith.cmpi
 // CHECK: } else {
 tt.func public @two_sided_2d(%x: !tt.ptr<f32>, %out: !tt.ptr<f32>, %lo: i32, %hi: i32, %cols: i32) {
@@ -206,13 +214,17 @@ tt.func public @two_sided_2d(%x: !tt.ptr<f32>, %out: !tt.ptr<f32>, %lo: i32, %hi
   tt.return
 }
 
-// A mask computed from loaded values has no bounds: one general version.
+// A mask computed from loaded values has no bounds: both versions (they
+// differ only in which loads the store may read as it writes) test it per
+// element.
 // CHECK-LABEL: func.func @loaded_mask
-// CHECK-NOT: scf.if {{.*}} {
+// CHECK: scf.if {{.*}} {
 // CHECK: scf.for
 // CHECK: arith.cmpi ne
 // CHECK: scf.if {{.*}} -> (f32)
-// CHECK-NOT: scf.if {{.*}} {
+// CHECK: } else {
+// CHECK: arith.cmpi ne
+// CHECK: scf.if {{.*}} -> (f32)
 // CHECK: return
 tt.func public @loaded_mask(%x: !tt.ptr<f32>, %flags: !tt.ptr<i32>, %out: !tt.ptr<f32>) {
   %range = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
