@@ -311,6 +311,28 @@ public:
     return arith::OrIOp::create(rewriter, loc, same, disjoint);
   }
 
+  /// The condition under which the addresses of pointer tensor `ptr` are
+  /// exactly those of a row-major block of consecutive elements: linear with
+  /// the block's strides (a static fact) and no offset wrapping. Null when
+  /// they are not linear so.
+  Value contiguityCondition(Value ptr) {
+    SmallVector<Value> terms;
+    auto coefs = coefficients(ptr, substitutes, terms);
+    if (!coefs)
+      return {};
+    auto type = cast<RankedTensorType>(ptr.getType());
+    int64_t stride = pointeeSize(ptr);
+    for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+      if (type.getDimSize(d) != 1 && (*coefs)[d] != stride)
+        return {};
+      stride *= type.getDimSize(d);
+    }
+    std::optional<Bounds> b = addressBounds(ptr);
+    if (!b)
+      return {};
+    return b->valid ? b->valid : constantTrue();
+  }
+
   /// True when the exact bounds `b` of `tensor` fit its element type (read
   /// unsigned if `isUnsigned`), and the bounds are valid.
   Value fitsType(const Bounds &b, Value tensor, bool isUnsigned) {
@@ -604,7 +626,8 @@ Specializable findSpecializable(Operation *access) {
 Value emitAccessVersions(
     ConversionPatternRewriter &rewriter, Location loc, Operation *access,
     Type resultType,
-    function_ref<Value(OpBuilder &, Location, const AccessVersion *)> build) {
+    function_ref<Value(OpBuilder &, Location, const AccessVersion *)> build,
+    bool askContiguous) {
   AccessVersion version;
   BoundsBuilder bounds(rewriter, loc, version.substitutes);
   Specializable found = findSpecializable(access);
@@ -640,6 +663,14 @@ Value emitAccessVersions(
         version.fusableLoads.insert(op);
         require(safe);
       }
+    }
+  }
+  if (auto load = dyn_cast<triton::LoadOp>(access);
+      load && askContiguous &&
+      (!load.getMask() || version.isAllOn(load.getMask()))) {
+    if (Value exact = bounds.contiguityCondition(load.getPtr())) {
+      version.contiguous = true;
+      require(exact);
     }
   }
   if (!condition)

@@ -44,6 +44,10 @@ struct AccessVersion {
   /// Loads (original ops) an access that writes memory may read where it
   /// needs their elements; the others are read from their own buffers.
   llvm::DenseSet<Operation *> fusableLoads;
+  /// The load's addresses are exactly those of a row-major block of
+  /// consecutive elements (no offset wraps) and its mask, if any, is all on:
+  /// it may be read through a view (LoadViews.h).
+  bool contiguous = false;
 
   bool isAllOn(Value mask) const { return mask && allOnMasks.contains(mask); }
 };
@@ -54,11 +58,13 @@ struct AccessVersion {
 /// run-time bounds can specialize a remainder, a mask or which loads are
 /// fused, builds the specialized and the general version under an scf.if on
 /// the condition; otherwise only the general one. `resultType` is the type of
-/// what `build` returns, or null.
+/// what `build` returns, or null. With `askContiguous`, a load's version
+/// also tells whether its addresses are contiguous.
 Value emitAccessVersions(
     ConversionPatternRewriter &rewriter, Location loc, Operation *access,
     Type resultType,
-    function_ref<Value(OpBuilder &, Location, const AccessVersion *)> build);
+    function_ref<Value(OpBuilder &, Location, const AccessVersion *)> build,
+    bool askContiguous = false);
 
 } // namespace mlir::spine
 

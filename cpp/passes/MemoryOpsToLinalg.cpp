@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/ElementAt.h"
+#include "passes/LoadViews.h"
 #include "passes/TritonToLinalgPatterns.h"
 #include "passes/TritonTypeConverter.h"
 #include "triton/Dialect.h"
@@ -95,12 +96,21 @@ struct LoadLowering : OpConversionPattern<triton::LoadOp> {
     }
 
     // Both versions (AccessVersions.h) fill the same tensor, so the load
-    // bufferizes to one buffer.
+    // bufferizes to one buffer; a version whose addresses are a contiguous
+    // block reads memory in place instead, where that is safe.
     Value init =
         tensor::EmptyOp::create(rewriter, loc, tensorType.getShape(), eltType);
+    bool inPlace = canReadInPlace(op);
     Value result = emitAccessVersions(
         rewriter, loc, op, tensorType,
         [&](OpBuilder &b, Location loc, const AccessVersion *version) {
+          if (inPlace && version->contiguous) {
+            Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+            SmallVector<Value> origin(tensorType.getRank(), zero);
+            ElementAt at(rewriter, b, loc, op, version);
+            return createLoadView(b, loc, at.get(op.getPtr(), origin),
+                                  tensorType);
+          }
           return buildTensorByLoops(
               b, loc, init, [&](OpBuilder &b, Location loc, ValueRange ivs) {
                 ElementAt at(rewriter, b, loc, op, version);
@@ -110,7 +120,8 @@ struct LoadLowering : OpConversionPattern<triton::LoadOp> {
                                      isVolatile, m, o,
                                      ivs.front().getParentRegion());
               });
-        });
+        },
+        /*askContiguous=*/inPlace);
     rewriter.replaceOp(op, result);
     return success();
   }

@@ -59,8 +59,9 @@ def ConvertTritonToLinalg : Pass<"spine-convert-triton-to-linalg", "ModuleOp"> {
     lowering is reported with its location and the pass fails.
   }];
   let dependentDialects = [
-    "arith::ArithDialect", "func::FuncDialect", "linalg::LinalgDialect",
-    "LLVM::LLVMDialect", "math::MathDialect", "scf::SCFDialect",
+    "arith::ArithDialect", "bufferization::BufferizationDialect",
+    "func::FuncDialect", "linalg::LinalgDialect", "LLVM::LLVMDialect",
+    "math::MathDialect", "memref::MemRefDialect", "scf::SCFDialect",
     "tensor::TensorDialect"
   ];
 }

@@ -1,0 +1,100 @@
+//===- LoadViews.cpp - loads read in place through memref views -----------===//
+
+#include "passes/LoadViews.h"
+#include "passes/ElementAt.h"
+#include "triton/Dialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace mlir::spine {
+
+bool canReadInPlace(Operation *op) {
+  auto load = dyn_cast<triton::LoadOp>(op);
+  if (!load || load.getIsVolatile() || !isa<RankedTensorType>(load.getType()))
+    return false;
+  Type element = getElementTypeOrSelf(load.getType());
+  if (!element.isIntOrFloat() || element.isInteger(1))
+    return false;
+  Block *block = load->getBlock();
+  Operation *last = load;
+  SmallVector<Value> worklist{load.getResult()};
+  llvm::DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value value = worklist.pop_back_val();
+    if (!seen.insert(value).second)
+      continue;
+    for (OpOperand &use : value.getUses()) {
+      Operation *user = use.getOwner();
+      Operation *inBlock = block->findAncestorOpInBlock(*user);
+      if (!inBlock || mayWrite(inBlock) ||
+          isa<triton::DotOp, triton::DotScaledOp>(user))
+        return false;
+      if (user->hasTrait<OpTrait::IsTerminator>()) {
+        // Elementwise arithmetic computes a fresh tensor; any other value may
+        // be the view itself (or share its memory) and must not leave.
+        Operation *def = value.getDefiningOp();
+        if (!def || def == load ||
+            !isa<arith::ArithDialect, math::MathDialect>(def->getDialect()))
+          return false;
+        continue;
+      }
+      if (last->isBeforeInBlock(inBlock))
+        last = inBlock;
+      // Reductions and scans read their operand where they stand into fresh
+      // tensors; what other ops compute may still read the load later (an
+      // elementwise op fused into its consumer, a reshaped view of it).
+      if (isa<triton::ReduceOp, triton::ScanOp>(user))
+        continue;
+      for (Value result : user->getResults())
+        if (isa<RankedTensorType>(result.getType()))
+          worklist.push_back(result);
+    }
+  }
+  return noWritesBetween(load, last);
+}
+
+Value createLoadView(OpBuilder &b, Location loc, Value addr,
+                     RankedTensorType type) {
+  MLIRContext *ctx = b.getContext();
+  auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
+  // The descriptor memref lowering uses: allocated and aligned pointers,
+  // offset, sizes, strides (row-major).
+  int64_t rank = type.getRank();
+  Type i64 = b.getI64Type();
+  auto ptrType = LLVM::LLVMPointerType::get(ctx);
+  auto arrayType = LLVM::LLVMArrayType::get(i64, rank);
+  SmallVector<Type> fields{ptrType, ptrType, i64};
+  if (rank > 0)
+    fields.append({arrayType, arrayType});
+  auto descType = LLVM::LLVMStructType::getLiteral(ctx, fields);
+  Value ptr = LLVM::IntToPtrOp::create(b, loc, ptrType, addr);
+  Value desc = LLVM::PoisonOp::create(b, loc, descType);
+  desc = LLVM::InsertValueOp::create(b, loc, desc, ptr, ArrayRef<int64_t>{0});
+  desc = LLVM::InsertValueOp::create(b, loc, desc, ptr, ArrayRef<int64_t>{1});
+  auto i64Constant = [&](int64_t v) {
+    return LLVM::ConstantOp::create(b, loc, i64, b.getI64IntegerAttr(v));
+  };
+  desc = LLVM::InsertValueOp::create(b, loc, desc, i64Constant(0),
+                                     ArrayRef<int64_t>{2});
+  int64_t stride = 1;
+  for (int64_t d = rank - 1; d >= 0; --d) {
+    desc = LLVM::InsertValueOp::create(
+        b, loc, desc, i64Constant(type.getDimSize(d)), ArrayRef<int64_t>{3, d});
+    desc = LLVM::InsertValueOp::create(b, loc, desc, i64Constant(stride),
+                                       ArrayRef<int64_t>{4, d});
+    stride *= type.getDimSize(d);
+  }
+  Value memref =
+      UnrealizedConversionCastOp::create(b, loc, memrefType, desc).getResult(0);
+  // Each view is its own memref value: no other tensor aliases it.
+  return bufferization::ToTensorOp::create(b, loc, type, memref,
+                                           /*restrict=*/true,
+                                           /*writable=*/false);
+}
+
+} // namespace mlir::spine

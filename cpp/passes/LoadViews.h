@@ -1,0 +1,38 @@
+//===- LoadViews.h - loads read in place through memref views ---*- C++ -*-===//
+//
+// A tl.load of a block of consecutive elements need not be copied into a tile
+// buffer: its tensor can be a view of the memory it reads (a memref over the
+// address of its first element, behind bufferization.to_tensor), read where
+// the tensor is used. That moves the reads later, to the uses, so it is done
+// only when nothing in between can write memory, and when the value cannot
+// escape to where something might.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPINE_TRITON_PASSES_LOADVIEWS_H
+#define SPINE_TRITON_PASSES_LOADVIEWS_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+namespace mlir::spine {
+
+/// Whether the tensor `load` (an original tt.load) may be read from memory
+/// where it is used instead of where it stands: it is not volatile, reads
+/// plain numbers (not booleans, stored as bytes), none of the ops that use its
+/// value (or values computed from it, short of reductions and scans, which
+/// read where they stand) writes memory or is a tl.dot (whose
+/// operands are packed into contiguous tiles on purpose), nothing between the
+/// load and the last of them writes, all of them lie in the load's block
+/// (or in ops of it), and the value itself is never handed out of the block.
+bool canReadInPlace(Operation *load);
+
+/// A tensor of `type` that reads the row-major block of memory starting at
+/// byte address `addr` (i64) where it is used: bufferization.to_tensor of a
+/// memref descriptor over that address.
+Value createLoadView(OpBuilder &b, Location loc, Value addr,
+                     RankedTensorType type);
+
+} // namespace mlir::spine
+
+#endif // SPINE_TRITON_PASSES_LOADVIEWS_H

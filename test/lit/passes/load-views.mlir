@@ -1,0 +1,134 @@
+// RUN: spine-triton-opt --triton-to-linalg-experimental %s | FileCheck %s
+
+// A load of consecutive elements whose uses stay in its block and write
+// nothing is read in place: the version whose mask is all on (and whose
+// offsets provably do not wrap) is a view of the memory, a memref
+// descriptor over the first element's address behind
+// bufferization.to_tensor; the general version copies under the mask.
+// CHECK-LABEL: func.func @accumulate
+// CHECK: scf.for
+// CHECK: scf.if %{{.*}} -> (tensor<64xf32>) {
+// CHECK: %[[ADDR:.*]] = arith.addi %{{.*}}, %{{.*}} : i64
+// CHECK: %[[PTR:.*]] = llvm.inttoptr %[[ADDR]] : i64 to !llvm.ptr
+// CHECK: llvm.insertvalue %[[PTR]], %{{.*}}[0]
+// CHECK: llvm.insertvalue %[[PTR]], %{{.*}}[1]
+// CHECK: %[[M:.*]] = builtin.unrealized_conversion_cast %{{.*}} : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> to memref<64xf32>
+// CHECK: %[[T:.*]] = bufferization.to_tensor %[[M]] restrict : memref<64xf32> to tensor<64xf32>
+// CHECK: scf.yield %[[T]]
+// CHECK: } else {
+// CHECK: scf.for
+// CHECK: scf.if
+// CHECK: llvm.load
+// CHECK: linalg.generic
+// CHECK: arith.addf
+tt.func public @accumulate(%x: !tt.ptr<f32>, %out: !tt.ptr<f32>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  %zeros = arith.constant dense<0.0> : tensor<64xf32>
+  %range = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %xs = tt.splat %x : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+  %ns = tt.splat %n : i32 -> tensor<64xi32>
+  %acc = scf.for %off = %c0 to %n step %c64 iter_args(%a = %zeros) -> (tensor<64xf32>) : i32 {
+    %offs0 = tt.splat %off : i32 -> tensor<64xi32>
+    %offs = arith.addi %offs0, %range : tensor<64xi32>
+    %mask = arith.cmpi slt, %offs, %ns : tensor<64xi32>
+    %p = tt.addptr %xs, %offs : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+    %v = tt.load %p, %mask : tensor<64x!tt.ptr<f32>>
+    %s = arith.addf %a, %v : tensor<64xf32>
+    scf.yield %s : tensor<64xf32>
+  }
+  %os = tt.splat %out : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+  %op = tt.addptr %os, %range : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+  tt.store %op, %acc : tensor<64x!tt.ptr<f32>>
+  tt.return
+}
+
+// A 2-D tile whose rows are consecutive (row stride 8 = the tile's width) is
+// a 2-D view; a reduction reads it.
+// CHECK-LABEL: func.func @tile_sum
+// CHECK: unrealized_conversion_cast {{.*}} to memref<4x8xf16>
+// CHECK: bufferization.to_tensor {{.*}} : memref<4x8xf16> to tensor<4x8xf16>
+// CHECK: linalg.reduce
+tt.func public @tile_sum(%x: !tt.ptr<f16>, %out: !tt.ptr<f16>) {
+  %rows = tt.make_range {end = 4 : i32, start = 0 : i32} : tensor<4xi32>
+  %cols = tt.make_range {end = 8 : i32, start = 0 : i32} : tensor<8xi32>
+  %r2 = tt.expand_dims %rows {axis = 1 : i32} : tensor<4xi32> -> tensor<4x1xi32>
+  %c8 = arith.constant dense<8> : tensor<4x1xi32>
+  %rs = arith.muli %r2, %c8 : tensor<4x1xi32>
+  %rb = tt.broadcast %rs : tensor<4x1xi32> -> tensor<4x8xi32>
+  %c2 = tt.expand_dims %cols {axis = 0 : i32} : tensor<8xi32> -> tensor<1x8xi32>
+  %cb = tt.broadcast %c2 : tensor<1x8xi32> -> tensor<4x8xi32>
+  %offs = arith.addi %rb, %cb : tensor<4x8xi32>
+  %xs = tt.splat %x : !tt.ptr<f16> -> tensor<4x8x!tt.ptr<f16>>
+  %p = tt.addptr %xs, %offs : tensor<4x8x!tt.ptr<f16>>, tensor<4x8xi32>
+  %v = tt.load %p : tensor<4x8x!tt.ptr<f16>>
+  %s = "tt.reduce"(%v) <{axis = 1 : i32}> ({
+  ^bb0(%a: f16, %b: f16):
+    %t = arith.addf %a, %b : f16
+    tt.reduce.return %t : f16
+  }) : (tensor<4x8xf16>) -> tensor<4xf16>
+  %os = tt.splat %out : !tt.ptr<f16> -> tensor<4x!tt.ptr<f16>>
+  %op = tt.addptr %os, %rows : tensor<4x!tt.ptr<f16>>, tensor<4xi32>
+  tt.store %op, %s : tensor<4x!tt.ptr<f16>>
+  tt.return
+}
+
+// Refusals, each load copied into a tile: a store between the load and a use
+// (the use must see the old values); the value yielded out of its loop as
+// is; an operand of tl.dot (packed into a contiguous tile on purpose); every
+// other element (stride 2); the stored value computed from the load (the
+// store would read as it writes).
+// CHECK-LABEL: func.func @refusals
+// CHECK-NOT: bufferization.to_tensor
+// CHECK: return
+tt.func public @refusals(%x: !tt.ptr<f32>, %out: !tt.ptr<f32>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %range = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+  %xs = tt.splat %x : !tt.ptr<f32> -> tensor<16x!tt.ptr<f32>>
+  %p = tt.addptr %xs, %range : tensor<16x!tt.ptr<f32>>, tensor<16xi32>
+  %os = tt.splat %out : !tt.ptr<f32> -> tensor<16x!tt.ptr<f32>>
+  %op = tt.addptr %os, %range : tensor<16x!tt.ptr<f32>>, tensor<16xi32>
+  // A store between.
+  %a = tt.load %p : tensor<16x!tt.ptr<f32>>
+  %zero = arith.constant dense<0.0> : tensor<16xf32>
+  tt.store %p, %zero : tensor<16x!tt.ptr<f32>>
+  %a2 = arith.addf %a, %a : tensor<16xf32>
+  tt.store %op, %a2 : tensor<16x!tt.ptr<f32>>
+  // Yielded as is.
+  %y = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<16xf32>) : i32 {
+    %b = tt.load %p : tensor<16x!tt.ptr<f32>>
+    scf.yield %b : tensor<16xf32>
+  }
+  tt.store %op, %y : tensor<16x!tt.ptr<f32>>
+  // An operand of tl.dot.
+  %r2 = tt.expand_dims %range {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  %c16 = arith.constant dense<16> : tensor<16x1xi32>
+  %rs = arith.muli %r2, %c16 : tensor<16x1xi32>
+  %rb = tt.broadcast %rs : tensor<16x1xi32> -> tensor<16x16xi32>
+  %c2 = tt.expand_dims %range {axis = 0 : i32} : tensor<16xi32> -> tensor<1x16xi32>
+  %cb = tt.broadcast %c2 : tensor<1x16xi32> -> tensor<16x16xi32>
+  %offs2 = arith.addi %rb, %cb : tensor<16x16xi32>
+  %xs2 = tt.splat %x : !tt.ptr<f32> -> tensor<16x16x!tt.ptr<f32>>
+  %p2 = tt.addptr %xs2, %offs2 : tensor<16x16x!tt.ptr<f32>>, tensor<16x16xi32>
+  %m = tt.load %p2 : tensor<16x16x!tt.ptr<f32>>
+  %z2 = arith.constant dense<0.0> : tensor<16x16xf32>
+  %d = tt.dot %m, %m, %z2 : tensor<16x16xf32> * tensor<16x16xf32> -> tensor<16x16xf32>
+  %os2 = tt.splat %out : !tt.ptr<f32> -> tensor<16x16x!tt.ptr<f32>>
+  %op2 = tt.addptr %os2, %offs2 : tensor<16x16x!tt.ptr<f32>>, tensor<16x16xi32>
+  tt.store %op2, %d : tensor<16x16x!tt.ptr<f32>>
+  // Stride 2, used twice.
+  %two = arith.constant dense<2> : tensor<16xi32>
+  %even = arith.muli %range, %two : tensor<16xi32>
+  %pe = tt.addptr %xs, %even : tensor<16x!tt.ptr<f32>>, tensor<16xi32>
+  %e = tt.load %pe : tensor<16x!tt.ptr<f32>>
+  %esum = "tt.reduce"(%e) <{axis = 0 : i32}> ({
+  ^bb0(%u: f32, %v: f32):
+    %t = arith.addf %u, %v : f32
+    tt.reduce.return %t : f32
+  }) : (tensor<16xf32>) -> f32
+  %es = tt.splat %esum : f32 -> tensor<16xf32>
+  %e2 = arith.addf %e, %es : tensor<16xf32>
+  tt.store %op, %e2 : tensor<16x!tt.ptr<f32>>
+  tt.return
+}

@@ -1,0 +1,134 @@
+"""Loads read in place (memref views) give the values a copy would have given.
+
+A load of consecutive elements whose uses write nothing is a view of memory, read where it is
+used (cpp/passes/LoadViews.h). These kernels use such loads across loops, in reductions, in 2-D
+tiles, in every dtype, and next to stores that must keep them copies; results are compared with
+torch on the same inputs.
+"""
+
+import pytest
+import torch
+import triton
+import triton.language as tl
+
+
+@triton.jit
+def row_mean_var_kernel(X, Mean, Var, stride, N, BLOCK: tl.constexpr):
+    # Tutorial layer norm's statistics: loads accumulated in loops over column blocks.
+    row = tl.program_id(0)
+    X += row * stride
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for off in range(0, N, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        acc += tl.load(X + cols, mask=cols < N, other=0.0).to(tl.float32)
+    mean = tl.sum(acc, axis=0) / N
+    acc2 = tl.zeros([BLOCK], dtype=tl.float32)
+    for off in range(0, N, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        x = tl.load(X + cols, mask=cols < N, other=0.0).to(tl.float32)
+        x = tl.where(cols < N, x - mean, 0.0)
+        acc2 += x * x
+    tl.store(Mean + row, mean)
+    tl.store(Var + row, tl.sum(acc2, axis=0) / N)
+
+
+@pytest.mark.parametrize("n", [256, 1000, 64])
+def test_accumulated_loads(n):
+    x = torch.randn(37, n)
+    mean = torch.empty(37)
+    var = torch.empty(37)
+    row_mean_var_kernel[(37,)](x, mean, var, x.stride(0), n, BLOCK=128)
+    torch.testing.assert_close(mean, x.mean(1), rtol=1e-5, atol=1e-5)
+    torch.testing.assert_close(var, x.var(1, unbiased=False), rtol=1e-4, atol=1e-5)
+
+
+@triton.jit
+def store_between_kernel(X, Out, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(X + offs)
+    tl.store(X + offs, tl.zeros([BLOCK], dtype=tl.float32))
+    tl.store(Out + offs, x * 2.0)
+
+
+def test_use_after_a_store_sees_old_values():
+    x = torch.randn(64)
+    old = x.clone()
+    out = torch.empty(64)
+    store_between_kernel[(1,)](x, out, BLOCK=64)
+    torch.testing.assert_close(out, old * 2.0, rtol=0, atol=0)
+    torch.testing.assert_close(x, torch.zeros(64), rtol=0, atol=0)
+
+
+@triton.jit
+def loop_writes_then_use_kernel(X, Out, n_iter, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    x = tl.load(X + offs)
+    for i in range(n_iter):
+        tl.store(X + offs, tl.load(X + offs) + 1.0)
+    tl.store(Out + offs, x)
+
+
+def test_use_after_a_loop_that_writes():
+    x = torch.randn(32)
+    old = x.clone()
+    out = torch.empty(32)
+    loop_writes_then_use_kernel[(1,)](x, out, 3, BLOCK=32)
+    torch.testing.assert_close(out, old, rtol=0, atol=0)
+    torch.testing.assert_close(x, old + 1.0 + 1.0 + 1.0, rtol=0, atol=0)
+
+
+@triton.jit
+def logsumexp_kernel(X, Out, stride, BLOCK: tl.constexpr):
+    # Only reductions and elementwise ops between the load and the store of a scalar.
+    row = tl.program_id(0)
+    x = tl.load(X + row * stride + tl.arange(0, BLOCK)).to(tl.float32)
+    m = tl.max(x, axis=0)
+    s = tl.sum(tl.exp(x - m), axis=0)
+    tl.store(Out + row, m + tl.log(s))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16, torch.float64])
+def test_reductions_over_a_view(dtype):
+    x = torch.randn(16, 256).to(dtype)
+    out = torch.empty(16)
+    logsumexp_kernel[(16,)](x, out, x.stride(0), BLOCK=256)
+    torch.testing.assert_close(out, torch.logsumexp(x.float(), 1), rtol=1e-5, atol=1e-5)
+
+
+@triton.jit
+def tile_row_sums_kernel(X, Out, BM: tl.constexpr, BN: tl.constexpr):
+    # Row stride BN: the tile's rows are consecutive, a 2-D view.
+    pid = tl.program_id(0)
+    rows = pid * BM + tl.arange(0, BM)
+    cols = tl.arange(0, BN)
+    t = tl.load(X + rows[:, None] * BN + cols[None, :])
+    tl.store(Out + rows, tl.sum(t, axis=1))
+
+
+@pytest.mark.parametrize("dtype", [torch.int8, torch.int32, torch.float32])
+def test_2d_tile_view(dtype):
+    bm, bn = 8, 32
+    x = (torch.randn(4 * bm, bn) * 10).to(dtype)
+    out = torch.empty(4 * bm, dtype=dtype)
+    tile_row_sums_kernel[(4,)](x, out, BM=bm, BN=bn)
+    expected = x.sum(1).to(dtype) if dtype.is_floating_point else x.to(torch.int64).sum(1).to(dtype)
+    torch.testing.assert_close(out, expected, rtol=1e-5, atol=1e-4)
+
+
+@triton.jit
+def masked_tail_sum_kernel(X, Out, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(X + offs, mask=offs < n, other=0.0)
+    tl.store(Out + pid, tl.sum(x * x, axis=0))
+
+
+def test_masked_tail_programs_copy():
+    # The last program's mask is partly off: it takes the copying version.
+    n = 1000
+    x = torch.randn(n)
+    out = torch.empty(triton.cdiv(n, 128))
+    masked_tail_sum_kernel[(out.numel(),)](x, out, n, BLOCK=128)
+    padded = torch.zeros(out.numel() * 128)
+    padded[:n] = x
+    torch.testing.assert_close(out, (padded.view(-1, 128) ** 2).sum(1), rtol=1e-5, atol=1e-5)
