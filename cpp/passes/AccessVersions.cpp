@@ -41,7 +41,9 @@ coefficients(Value v, const llvm::DenseMap<Value, Value> &substitutes,
   };
   if (isa<triton::MakeRangeOp>(def))
     return SmallVector<int64_t>{1};
-  if (isa<triton::SplatOp>(def) || matchPattern(v, m_Constant()))
+  DenseElementsAttr constant;
+  if (isa<triton::SplatOp>(def) ||
+      (matchPattern(v, m_Constant(&constant)) && constant.isSplat()))
     return zeros;
   if (auto broadcast = dyn_cast<triton::BroadcastOp>(def)) {
     auto src = coefficients(broadcast.getSrc(), substitutes, terms);

@@ -132,3 +132,23 @@ tt.func public @refusals(%x: !tt.ptr<f32>, %out: !tt.ptr<f32>, %n: i32) {
   tt.store %op, %e2 : tensor<16x!tt.ptr<f32>>
   tt.return
 }
+
+// Offsets from a constant that is not a splat are not linear: a copy.
+// CHECK-LABEL: func.func @constant_offsets
+// CHECK-NOT: bufferization.to_tensor
+// CHECK: return
+tt.func public @constant_offsets(%x: !tt.ptr<f32>, %out: !tt.ptr<f32>) {
+  %range = tt.make_range {end = 4 : i32, start = 0 : i32} : tensor<4xi32>
+  %jitter = arith.constant dense<[0, 1, 0, 1]> : tensor<4xi32>
+  %offs = arith.addi %range, %jitter : tensor<4xi32>
+  %xs = tt.splat %x : !tt.ptr<f32> -> tensor<4x!tt.ptr<f32>>
+  %p = tt.addptr %xs, %offs : tensor<4x!tt.ptr<f32>>, tensor<4xi32>
+  %v = tt.load %p : tensor<4x!tt.ptr<f32>>
+  %s = "tt.reduce"(%v) <{axis = 0 : i32}> ({
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.addf %a, %b : f32
+    tt.reduce.return %t : f32
+  }) : (tensor<4xf32>) -> f32
+  tt.store %out, %s : !tt.ptr<f32>
+  tt.return
+}

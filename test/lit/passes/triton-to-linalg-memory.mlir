@@ -116,3 +116,25 @@ tt.func public @select_and_indirect(%a: !tt.ptr<f16>, %b: !tt.ptr<f16>, %pp: !tt
   tt.store %op, %sum : tensor<16x!tt.ptr<f16>>
   tt.return
 }
+
+// A store over the addresses its fused load reads is safe only when each
+// element has its own address. Offsets 0, 2, 2, 4 (a range plus a constant
+// that is not a splat) repeat one: the load is read whole before the store.
+// CHECK-LABEL: func.func @repeated_addresses
+// CHECK: %[[READ:.*]] = scf.for
+// CHECK: llvm.load
+// CHECK: scf.for
+// CHECK: tensor.extract %[[READ]]
+// CHECK: llvm.store
+tt.func public @repeated_addresses(%x: !tt.ptr<f32>) {
+  %range = tt.make_range {end = 4 : i32, start = 0 : i32} : tensor<4xi32>
+  %jitter = arith.constant dense<[0, 1, 0, 1]> : tensor<4xi32>
+  %offs = arith.addi %range, %jitter : tensor<4xi32>
+  %xs = tt.splat %x : !tt.ptr<f32> -> tensor<4x!tt.ptr<f32>>
+  %p = tt.addptr %xs, %offs : tensor<4x!tt.ptr<f32>>, tensor<4xi32>
+  %v = tt.load %p : tensor<4x!tt.ptr<f32>>
+  %one = arith.constant dense<1.0> : tensor<4xf32>
+  %w = arith.addf %v, %one : tensor<4xf32>
+  tt.store %p, %w : tensor<4x!tt.ptr<f32>>
+  tt.return
+}
