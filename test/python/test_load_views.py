@@ -132,3 +132,45 @@ def test_masked_tail_programs_copy():
     padded = torch.zeros(out.numel() * 128)
     padded[:n] = x
     torch.testing.assert_close(out, (padded.view(-1, 128) ** 2).sum(1), rtol=1e-5, atol=1e-5)
+
+
+@triton.jit
+def row_softmax_kernel(X, Out, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    row = tl.load(X + offs, mask=offs < n, other=-float("inf"))
+    num = tl.exp(row - tl.max(row, axis=0))
+    tl.store(Out + offs, num / tl.sum(num, axis=0), mask=offs < n)
+
+
+@pytest.mark.parametrize("shift", [0, 1, -3, 200])
+@pytest.mark.parametrize("n", [128, 100])
+def test_softmax_row_stored_over_itself(shift, n):
+    # Out overlaps the row the program reads; each result comes from the old values.
+    buf = torch.randn(1024)
+    base = buf.clone()
+    start = 400
+    row_softmax_kernel[(1,)](buf[start:], buf[start + shift :], n, BLOCK=128)
+    expected = base.clone()
+    expected[start + shift : start + shift + n] = torch.softmax(base[start : start + n], 0)
+    torch.testing.assert_close(buf, expected, rtol=1e-5, atol=1e-6)
+
+
+@triton.jit
+def centered_kernel(X, Out, BLOCK: tl.constexpr):
+    # The store computes row - max in its own loop: the row must not be read there as Out is
+    # written (a copy).
+    offs = tl.arange(0, BLOCK)
+    row = tl.load(X + offs)
+    tl.store(Out + offs, row - tl.max(row, axis=0))
+
+
+@pytest.mark.parametrize("shift", [0, 1, -1])
+def test_store_computing_from_the_row_over_itself(shift):
+    buf = torch.randn(256)
+    base = buf.clone()
+    start = 64
+    centered_kernel[(1,)](buf[start:], buf[start + shift :], BLOCK=64)
+    expected = base.clone()
+    row = base[start : start + 64]
+    expected[start + shift : start + shift + 64] = row - row.max()
+    torch.testing.assert_close(buf, expected, rtol=0, atol=0)
