@@ -15,38 +15,57 @@
 namespace mlir::spine {
 namespace {
 
-/// Static per-dimension coefficients c of an integer or pointer tensor whose
-/// elements are u + sum over d of c[d] * i[d] in exact arithmetic, for a
-/// value u the same in every element (pointers: in bytes), or nullopt. The
-/// offset tensors added to pointers are appended to `terms`.
-std::optional<SmallVector<int64_t>>
-coefficients(Value v, const llvm::DenseMap<Value, Value> &substitutes,
-             SmallVectorImpl<Value> &terms) {
+/// Per-dimension coefficients of a linear form: known at compile time, or
+/// nullopt for one known only at run time (a scalar stride, say).
+using Coefficients = SmallVector<std::optional<int64_t>>;
+
+/// Coefficients c of an integer or pointer tensor whose elements are
+/// u + sum over d of c[d] * i[d] in exact arithmetic, for a value u the same
+/// in every element (pointers: in bytes), or nullopt. The offset tensors
+/// added to pointers are appended to `terms`.
+std::optional<Coefficients>
+linearForm(Value v, const llvm::DenseMap<Value, Value> &substitutes,
+           SmallVectorImpl<Value> &terms) {
   if (Value substitute = substitutes.lookup(v))
-    return coefficients(substitute, substitutes, terms);
+    return linearForm(substitute, substitutes, terms);
   auto type = dyn_cast<RankedTensorType>(v.getType());
   Operation *def = v.getDefiningOp();
   if (!type || !def)
     return std::nullopt;
-  SmallVector<int64_t> zeros(type.getRank(), 0);
-  auto combine = [](SmallVector<int64_t> a, ArrayRef<int64_t> b,
-                    int64_t scale) -> std::optional<SmallVector<int64_t>> {
+  Coefficients zeros(type.getRank(), int64_t(0));
+  auto isUniform = [](const Coefficients &c) {
+    return llvm::all_of(c, [](std::optional<int64_t> x) { return x == 0; });
+  };
+  // a + scale * b.
+  auto combine = [](Coefficients a, const Coefficients &b,
+                    int64_t scale) -> std::optional<Coefficients> {
     for (auto [x, y] : llvm::zip_equal(a, b)) {
       int64_t scaled;
-      if (llvm::MulOverflow(y, scale, scaled) ||
-          llvm::AddOverflow(x, scaled, x))
+      if (y == 0)
+        continue;
+      if (!x || !y)
+        x = std::nullopt;
+      else if (llvm::MulOverflow(*y, scale, scaled) ||
+               llvm::AddOverflow(*x, scaled, *x))
         return std::nullopt;
     }
     return a;
   };
+  // b times a value known only at run time.
+  auto scaleByUnknown = [](Coefficients b) {
+    for (std::optional<int64_t> &x : b)
+      if (x != 0)
+        x = std::nullopt;
+    return b;
+  };
   if (isa<triton::MakeRangeOp>(def))
-    return SmallVector<int64_t>{1};
+    return Coefficients{int64_t(1)};
   DenseElementsAttr constant;
   if (isa<triton::SplatOp>(def) ||
       (matchPattern(v, m_Constant(&constant)) && constant.isSplat()))
     return zeros;
   if (auto broadcast = dyn_cast<triton::BroadcastOp>(def)) {
-    auto src = coefficients(broadcast.getSrc(), substitutes, terms);
+    auto src = linearForm(broadcast.getSrc(), substitutes, terms);
     if (!src)
       return std::nullopt;
     for (auto [c, size] :
@@ -56,31 +75,33 @@ coefficients(Value v, const llvm::DenseMap<Value, Value> &substitutes,
     return src;
   }
   if (auto expand = dyn_cast<triton::ExpandDimsOp>(def)) {
-    auto src = coefficients(expand.getSrc(), substitutes, terms);
+    auto src = linearForm(expand.getSrc(), substitutes, terms);
     if (src)
-      src->insert(src->begin() + expand.getAxis(), 0);
+      src->insert(src->begin() + expand.getAxis(), int64_t(0));
     return src;
   }
   if (isa<arith::AddIOp, arith::SubIOp, arith::MulIOp>(def)) {
-    auto l = coefficients(def->getOperand(0), substitutes, terms);
-    auto r = coefficients(def->getOperand(1), substitutes, terms);
+    auto l = linearForm(def->getOperand(0), substitutes, terms);
+    auto r = linearForm(def->getOperand(1), substitutes, terms);
     if (!l || !r)
       return std::nullopt;
     if (!isa<arith::MulIOp>(def))
       return combine(*l, *r, isa<arith::AddIOp>(def) ? 1 : -1);
-    // A product is linear when one factor is a constant.
+    // A product is linear when one factor is the same in every element.
     APInt c;
     if (matchPattern(def->getOperand(1), m_ConstantInt(&c)))
       return combine(zeros, *l, c.getSExtValue());
     if (matchPattern(def->getOperand(0), m_ConstantInt(&c)))
       return combine(zeros, *r, c.getSExtValue());
-    if (*l == zeros && *r == zeros)
-      return zeros;
+    if (isUniform(*r))
+      return scaleByUnknown(*l);
+    if (isUniform(*l))
+      return scaleByUnknown(*r);
     return std::nullopt;
   }
   if (auto addptr = dyn_cast<triton::AddPtrOp>(def)) {
-    auto p = coefficients(addptr.getPtr(), substitutes, terms);
-    auto o = coefficients(addptr.getOffset(), substitutes, terms);
+    auto p = linearForm(addptr.getPtr(), substitutes, terms);
+    auto o = linearForm(addptr.getOffset(), substitutes, terms);
     if (!p || !o)
       return std::nullopt;
     terms.push_back(addptr.getOffset());
@@ -91,8 +112,18 @@ coefficients(Value v, const llvm::DenseMap<Value, Value> &substitutes,
   }
   if (isa<triton::BitcastOp>(def) &&
       isa<triton::PointerType>(type.getElementType()))
-    return coefficients(def->getOperand(0), substitutes, terms);
+    return linearForm(def->getOperand(0), substitutes, terms);
   return std::nullopt;
+}
+
+/// The coefficients of `v`'s linear form when all are known at compile time.
+std::optional<SmallVector<int64_t>>
+coefficients(Value v, const llvm::DenseMap<Value, Value> &substitutes,
+             SmallVectorImpl<Value> &terms) {
+  std::optional<Coefficients> form = linearForm(v, substitutes, terms);
+  if (!form || llvm::any_of(*form, [](auto c) { return !c; }))
+    return std::nullopt;
+  return llvm::map_to_vector(*form, [](auto c) { return *c; });
 }
 
 /// Whether u + sum c[d] * i[d] over the index space `shape` takes distinct
@@ -314,25 +345,51 @@ public:
   }
 
   /// The condition under which the addresses of pointer tensor `ptr` are
-  /// exactly those of a row-major block of consecutive elements: linear with
-  /// the block's strides (a static fact) and no offset wrapping. Null when
-  /// they are not linear so.
-  Value contiguityCondition(Value ptr) {
+  /// exactly those of a strided block with consecutive elements along the
+  /// last dimension: linear, every offset scaled by the element size (a
+  /// static fact), and no offset wrapping. Sets `strides` (in elements).
+  /// Null when the addresses are not linear so.
+  Value viewCondition(Value ptr,
+                      SmallVectorImpl<std::optional<int64_t>> &strides) {
     SmallVector<Value> terms;
-    auto coefs = coefficients(ptr, substitutes, terms);
-    if (!coefs)
+    std::optional<Coefficients> form = linearForm(ptr, substitutes, terms);
+    int64_t size = pointeeSize(ptr);
+    if (!form || form->back() != size || !scalesBy(ptr, size))
       return {};
-    auto type = cast<RankedTensorType>(ptr.getType());
-    int64_t stride = pointeeSize(ptr);
-    for (int64_t d = type.getRank() - 1; d >= 0; --d) {
-      if (type.getDimSize(d) != 1 && (*coefs)[d] != stride)
-        return {};
-      stride *= type.getDimSize(d);
-    }
-    std::optional<Bounds> b = addressBounds(ptr);
+    Value noWrap = noWrapCondition(ptr);
+    if (!noWrap)
+      return {};
+    strides.clear();
+    for (std::optional<int64_t> c : *form)
+      strides.push_back(c ? std::optional<int64_t>(*c / size) : std::nullopt);
+    return noWrap;
+  }
+
+  /// The condition under which no offset added to build `ptr` wraps, so its
+  /// addresses are the linear form's: offsets of at most 32 bits whose exact
+  /// bounds fit their type (64-bit ones wrap as the addresses do). Null when
+  /// a narrow offset has no bounds.
+  Value noWrapCondition(Value ptr) {
+    Operation *def = ptr.getDefiningOp();
+    if (!def)
+      return {};
+    if (isa<triton::SplatOp>(def))
+      return constantTrue();
+    if (isa<triton::BroadcastOp, triton::ExpandDimsOp, triton::BitcastOp>(def))
+      return noWrapCondition(def->getOperand(0));
+    auto addptr = dyn_cast<triton::AddPtrOp>(def);
+    Value before = addptr ? noWrapCondition(addptr.getPtr()) : Value();
+    if (!before)
+      return {};
+    Value offset = addptr.getOffset();
+    if (getElementTypeOrSelf(offset.getType()).getIntOrFloatBitWidth() > 32)
+      return before;
+    std::optional<Bounds> b = of(offset);
     if (!b)
       return {};
-    return b->valid ? b->valid : constantTrue();
+    return both(before, b->fitsType
+                            ? b->valid
+                            : fitsType(*b, offset, /*isUnsigned=*/false));
   }
 
   /// True when the exact bounds `b` of `tensor` fit its element type (read
@@ -464,6 +521,22 @@ public:
   }
 
 private:
+  /// Whether every offset added to build `ptr` is scaled by `size` bytes (so
+  /// differences of addresses are whole elements).
+  static bool scalesBy(Value ptr, int64_t size) {
+    Operation *def = ptr.getDefiningOp();
+    if (!def)
+      return false;
+    if (isa<triton::SplatOp>(def))
+      return true;
+    if (isa<triton::BroadcastOp, triton::ExpandDimsOp>(def))
+      return scalesBy(def->getOperand(0), size);
+    if (auto addptr = dyn_cast<triton::AddPtrOp>(def))
+      return pointeeSize(addptr.getPtr()) == size &&
+             scalesBy(addptr.getPtr(), size);
+    return false;
+  }
+
   static int64_t pointeeSize(Value ptr) {
     return getStorageSizeInBytes(
         cast<triton::PointerType>(getElementTypeOrSelf(ptr.getType()))
@@ -629,7 +702,7 @@ Value emitAccessVersions(
     ConversionPatternRewriter &rewriter, Location loc, Operation *access,
     Type resultType,
     function_ref<Value(OpBuilder &, Location, const AccessVersion *)> build,
-    bool askContiguous) {
+    bool askView) {
   AccessVersion version;
   BoundsBuilder bounds(rewriter, loc, version.substitutes);
   Specializable found = findSpecializable(access);
@@ -668,12 +741,9 @@ Value emitAccessVersions(
     }
   }
   if (auto load = dyn_cast<triton::LoadOp>(access);
-      load && askContiguous &&
-      (!load.getMask() || version.isAllOn(load.getMask()))) {
-    if (Value exact = bounds.contiguityCondition(load.getPtr())) {
-      version.contiguous = true;
+      load && askView && (!load.getMask() || version.isAllOn(load.getMask()))) {
+    if (Value exact = bounds.viewCondition(load.getPtr(), version.viewStrides))
       require(exact);
-    }
   }
   if (!condition)
     return build(rewriter, loc, &general);

@@ -44,10 +44,13 @@ struct AccessVersion {
   /// Loads (original ops) an access that writes memory may read where it
   /// needs their elements; the others are read from their own buffers.
   llvm::DenseSet<Operation *> fusableLoads;
-  /// The load's addresses are exactly those of a row-major block of
-  /// consecutive elements (no offset wraps) and its mask, if any, is all on:
-  /// it may be read through a view (LoadViews.h).
-  bool contiguous = false;
+  /// When the load's addresses are exactly those of a strided block (linear
+  /// in the indices, consecutive along the last dimension, no offset
+  /// wrapping) and its mask, if any, is all on: each dimension's stride in
+  /// elements (nullopt: known only at run time, the difference of two
+  /// addresses). It may then be read through a view (LoadViews.h). Empty
+  /// otherwise.
+  SmallVector<std::optional<int64_t>> viewStrides;
 
   bool isAllOn(Value mask) const { return mask && allOnMasks.contains(mask); }
 };
@@ -58,13 +61,13 @@ struct AccessVersion {
 /// run-time bounds can specialize a remainder, a mask or which loads are
 /// fused, builds the specialized and the general version under an scf.if on
 /// the condition; otherwise only the general one. `resultType` is the type of
-/// what `build` returns, or null. With `askContiguous`, a load's version
-/// also tells whether its addresses are contiguous.
+/// what `build` returns, or null. With `askView`, a load's version also
+/// tells whether it may be a view.
 Value emitAccessVersions(
     ConversionPatternRewriter &rewriter, Location loc, Operation *access,
     Type resultType,
     function_ref<Value(OpBuilder &, Location, const AccessVersion *)> build,
-    bool askContiguous = false);
+    bool askView = false);
 
 } // namespace mlir::spine
 

@@ -31,12 +31,14 @@ bool canReadInPlace(Operation *op) {
     for (OpOperand &use : value.getUses()) {
       Operation *user = use.getOwner();
       Operation *inBlock = block->findAncestorOpInBlock(*user);
+      // tl.dot's operands stay packed into contiguous tiles: read in place,
+      // A's rows a page apart made the tutorial matmul 10% slower.
       if (!inBlock || mayWrite(inBlock) ||
           isa<triton::DotOp, triton::DotScaledOp>(user))
         return false;
       if (user->hasTrait<OpTrait::IsTerminator>()) {
-        // Elementwise arithmetic computes a fresh tensor; any other value may
-        // be the view itself (or share its memory) and must not leave.
+        // Elementwise arithmetic computes fresh tensors; any other value may be
+        // the view itself (or share its memory) and must not leave.
         Operation *def = value.getDefiningOp();
         if (!def || def == load ||
             !isa<arith::ArithDialect, math::MathDialect>(def->getDialect()))
@@ -45,9 +47,10 @@ bool canReadInPlace(Operation *op) {
       }
       if (last->isBeforeInBlock(inBlock))
         last = inBlock;
-      // Reductions and scans read their operand where they stand into fresh
-      // tensors; what other ops compute may still read the load later (an
-      // elementwise op fused into its consumer, a reshaped view of it).
+      // Reductions and scans read their operands where they stand into fresh
+      // tensors; what other ops compute may still read the load
+      // later (an elementwise op fused into its consumer, a reshaped view of
+      // it).
       if (isa<triton::ReduceOp, triton::ScanOp>(user))
         continue;
       for (Value result : user->getResults())
@@ -58,12 +61,30 @@ bool canReadInPlace(Operation *op) {
   return noWritesBetween(load, last);
 }
 
+MemRefType getViewType(RankedTensorType type,
+                       ArrayRef<std::optional<int64_t>> strides) {
+  int64_t rowMajor = 1;
+  bool isRowMajor = true;
+  for (int64_t d = type.getRank() - 1; d >= 0; --d) {
+    if (type.getDimSize(d) != 1 && strides[d] != rowMajor)
+      isRowMajor = false;
+    rowMajor *= type.getDimSize(d);
+  }
+  if (isRowMajor)
+    return MemRefType::get(type.getShape(), type.getElementType());
+  SmallVector<int64_t> layout(type.getRank(), ShapedType::kDynamic);
+  layout.back() = 1;
+  return MemRefType::get(
+      type.getShape(), type.getElementType(),
+      StridedLayoutAttr::get(type.getContext(), /*offset=*/0, layout));
+}
+
 Value createLoadView(OpBuilder &b, Location loc, Value addr,
-                     RankedTensorType type) {
+                     RankedTensorType type, ValueRange strides,
+                     MemRefType viewType) {
   MLIRContext *ctx = b.getContext();
-  auto memrefType = MemRefType::get(type.getShape(), type.getElementType());
   // The descriptor memref lowering uses: allocated and aligned pointers,
-  // offset, sizes, strides (row-major).
+  // offset, sizes, strides.
   int64_t rank = type.getRank();
   Type i64 = b.getI64Type();
   auto ptrType = LLVM::LLVMPointerType::get(ctx);
@@ -81,16 +102,14 @@ Value createLoadView(OpBuilder &b, Location loc, Value addr,
   };
   desc = LLVM::InsertValueOp::create(b, loc, desc, i64Constant(0),
                                      ArrayRef<int64_t>{2});
-  int64_t stride = 1;
-  for (int64_t d = rank - 1; d >= 0; --d) {
+  for (int64_t d = 0; d < rank; ++d) {
     desc = LLVM::InsertValueOp::create(
         b, loc, desc, i64Constant(type.getDimSize(d)), ArrayRef<int64_t>{3, d});
-    desc = LLVM::InsertValueOp::create(b, loc, desc, i64Constant(stride),
+    desc = LLVM::InsertValueOp::create(b, loc, desc, strides[d],
                                        ArrayRef<int64_t>{4, d});
-    stride *= type.getDimSize(d);
   }
   Value memref =
-      UnrealizedConversionCastOp::create(b, loc, memrefType, desc).getResult(0);
+      UnrealizedConversionCastOp::create(b, loc, viewType, desc).getResult(0);
   // Each view is its own memref value: no other tensor aliases it.
   return bufferization::ToTensorOp::create(b, loc, type, memref,
                                            /*restrict=*/true,

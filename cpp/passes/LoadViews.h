@@ -1,11 +1,11 @@
 //===- LoadViews.h - loads read in place through memref views ---*- C++ -*-===//
 //
-// A tl.load of a block of consecutive elements need not be copied into a tile
-// buffer: its tensor can be a view of the memory it reads (a memref over the
-// address of its first element, behind bufferization.to_tensor), read where
-// the tensor is used. That moves the reads later, to the uses, so it is done
-// only when nothing in between can write memory, and when the value cannot
-// escape to where something might.
+// A tl.load of a strided block (consecutive along its last dimension) need
+// not be copied into a tile buffer: its tensor can be a view of the memory it
+// reads (a memref over the address of its first element, behind
+// bufferization.to_tensor), read where the tensor is used. That moves the reads
+// later, to the uses, so it is done only when nothing in between can write
+// memory, and when the value cannot escape to where something might.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,17 +21,26 @@ namespace mlir::spine {
 /// where it is used instead of where it stands: it is not volatile, reads
 /// plain numbers (not booleans, stored as bytes), none of the ops that use its
 /// value (or values computed from it, short of reductions and scans, which
-/// read where they stand) writes memory or is a tl.dot (whose
-/// operands are packed into contiguous tiles on purpose), nothing between the
-/// load and the last of them writes, all of them lie in the load's block
-/// (or in ops of it), and the value itself is never handed out of the block.
+/// read where they stand) writes memory or is a tl.dot (whose operands are
+/// packed into contiguous tiles on purpose), nothing between the load and the
+/// last of them writes, all of them lie in the load's block (or in ops of
+/// it), and the value itself is never handed out of the block.
 bool canReadInPlace(Operation *load);
 
-/// A tensor of `type` that reads the row-major block of memory starting at
-/// byte address `addr` (i64) where it is used: bufferization.to_tensor of a
-/// memref descriptor over that address.
+/// The memref type of a view of `type` whose dimensions have `strides`
+/// elements (nullopt: known at run time; the last is 1): the identity layout
+/// when the strides are row-major, else strides known at run time but the
+/// last.
+MemRefType getViewType(RankedTensorType type,
+                       ArrayRef<std::optional<int64_t>> strides);
+
+/// A tensor of `type` that reads the block of memory starting at byte
+/// address `addr` (i64), with `strides` (i64 values, in elements), where it
+/// is used: bufferization.to_tensor of a memref of `viewType` over that
+/// address.
 Value createLoadView(OpBuilder &b, Location loc, Value addr,
-                     RankedTensorType type);
+                     RankedTensorType type, ValueRange strides,
+                     MemRefType viewType);
 
 } // namespace mlir::spine
 

@@ -15,7 +15,9 @@
 #include "triton/Dialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
@@ -96,32 +98,81 @@ struct LoadLowering : OpConversionPattern<triton::LoadOp> {
     }
 
     // Both versions (AccessVersions.h) fill the same tensor, so the load
-    // bufferizes to one buffer; a version whose addresses are a contiguous
+    // bufferizes to one buffer; a version whose addresses form a strided
     // block reads memory in place instead, where that is safe.
     Value init =
         tensor::EmptyOp::create(rewriter, loc, tensorType.getShape(), eltType);
+    int64_t rank = tensorType.getRank();
     bool inPlace = canReadInPlace(op);
+    MemRefType viewType;
+    auto element = [&](OpBuilder &b, Location loc, ValueRange ivs,
+                       const AccessVersion *version) {
+      ElementAt at(rewriter, b, loc, op, version);
+      Value m = at.getMask(op.getMask(), ivs);
+      Value o = other ? at.get(op.getOther(), ivs) : Value();
+      return loadElementAt(b, loc, at.get(op.getPtr(), ivs), eltType,
+                           isVolatile, m, o, ivs.front().getParentRegion());
+    };
     Value result = emitAccessVersions(
         rewriter, loc, op, tensorType,
-        [&](OpBuilder &b, Location loc, const AccessVersion *version) {
-          if (inPlace && version->contiguous) {
-            Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-            SmallVector<Value> origin(tensorType.getRank(), zero);
+        [&](OpBuilder &b, Location loc, const AccessVersion *version) -> Value {
+          if (inPlace && !version->viewStrides.empty()) {
+            // The strides known only at run time are differences of
+            // addresses one step apart.
             ElementAt at(rewriter, b, loc, op, version);
-            return createLoadView(b, loc, at.get(op.getPtr(), origin),
-                                  tensorType);
+            Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+            Value one = arith::ConstantIndexOp::create(b, loc, 1);
+            SmallVector<Value> origin(rank, zero), strides;
+            Value base = at.get(op.getPtr(), origin);
+            Value size = arith::ConstantIntOp::create(
+                b, loc, getStorageSizeInBytes(eltType), 64);
+            for (auto [d, stride] : llvm::enumerate(version->viewStrides)) {
+              if (stride) {
+                strides.push_back(
+                    arith::ConstantIntOp::create(b, loc, *stride, 64));
+                continue;
+              }
+              SmallVector<Value> step(origin);
+              step[d] = one;
+              Value bytes = arith::SubIOp::create(
+                  b, loc, at.get(op.getPtr(), step), base);
+              strides.push_back(arith::DivSIOp::create(b, loc, bytes, size));
+            }
+            viewType = getViewType(tensorType, version->viewStrides);
+            return createLoadView(b, loc, base, tensorType, strides, viewType);
           }
-          return buildTensorByLoops(
-              b, loc, init, [&](OpBuilder &b, Location loc, ValueRange ivs) {
-                ElementAt at(rewriter, b, loc, op, version);
-                Value m = at.getMask(op.getMask(), ivs);
-                Value o = other ? at.get(op.getOther(), ivs) : Value();
-                return loadElementAt(b, loc, at.get(op.getPtr(), ivs), eltType,
-                                     isVolatile, m, o,
-                                     ivs.front().getParentRegion());
-              });
+          if (!viewType)
+            return buildTensorByLoops(
+                b, loc, init, [&](OpBuilder &b, Location loc, ValueRange ivs) {
+                  return element(b, loc, ivs, version);
+                });
+          // The other version is a view: this one fills a buffer made before
+          // the branch (so it stays a stack buffer, not one allocated per
+          // execution of the branch) and yields it in the view's type, so
+          // both bufferize to one memref type.
+          OpBuilder before(b.getInsertionBlock()->getParentOp());
+          Value buffer = memref::AllocOp::create(
+              before, loc, MemRefType::get(tensorType.getShape(), eltType));
+          SmallVector<Value> lbs, ubs, steps;
+          for (int64_t dim : tensorType.getShape()) {
+            lbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
+            ubs.push_back(arith::ConstantIndexOp::create(b, loc, dim));
+            steps.push_back(arith::ConstantIndexOp::create(b, loc, 1));
+          }
+          scf::buildLoopNest(b, loc, lbs, ubs, steps,
+                             [&](OpBuilder &b, Location loc, ValueRange ivs) {
+                               memref::StoreOp::create(
+                                   b, loc, element(b, loc, ivs, version),
+                                   buffer, ivs);
+                             });
+          Value cast = viewType.getLayout().isIdentity()
+                           ? buffer
+                           : memref::CastOp::create(b, loc, viewType, buffer);
+          return bufferization::ToTensorOp::create(b, loc, tensorType, cast,
+                                                   /*restrict=*/true,
+                                                   /*writable=*/false);
         },
-        /*askContiguous=*/inPlace);
+        /*askView=*/inPlace);
     rewriter.replaceOp(op, result);
     return success();
   }

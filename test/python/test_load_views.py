@@ -174,3 +174,29 @@ def test_store_computing_from_the_row_over_itself(shift):
     row = base[start : start + 64]
     expected[start + shift : start + shift + 64] = row - row.max()
     torch.testing.assert_close(buf, expected, rtol=0, atol=0)
+
+
+@triton.jit
+def strided_tile_kernel(X, Out, stride_m, stride_o, M, N, BM: tl.constexpr, BN: tl.constexpr):
+    # Rows a run-time stride apart: a strided view where the tile is whole, a copy under the
+    # mask at the edges.
+    pid = tl.program_id(0)
+    rows = pid * BM + tl.arange(0, BM)
+    cols = tl.arange(0, BN)
+    mask = (rows[:, None] < M) & (cols[None, :] < N)
+    t = tl.load(X + rows[:, None] * stride_m + cols[None, :], mask=mask, other=0.0).to(tl.float32)
+    scale = tl.max(tl.abs(t), axis=1) + 1.0
+    out = tl.sum(t * t, axis=1) / scale
+    tl.store(Out + rows * stride_o, out, mask=rows < M)
+
+
+@pytest.mark.parametrize("m,n", [(64, 32), (50, 32), (64, 20)])
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16])
+def test_strided_tile_view(m, n, dtype):
+    big = torch.randn(m, 48).to(dtype)
+    x = big[:, 8 : 8 + n]  # row stride 48, not the tile's width
+    out = torch.empty(m * 2)
+    strided_tile_kernel[(triton.cdiv(m, 16),)](x, out, x.stride(0), 2, m, n, BM=16, BN=32)
+    xf = x.float()
+    expected = (xf * xf).sum(1) / (xf.abs().amax(1) + 1.0)
+    torch.testing.assert_close(out[::2], expected, rtol=1e-5, atol=1e-5)

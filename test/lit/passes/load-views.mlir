@@ -1,4 +1,5 @@
 // RUN: spine-triton-opt --triton-to-linalg-experimental %s | FileCheck %s
+// RUN: spine-triton-opt --triton-to-linalg-experimental --spine-triton-pipeline %s | FileCheck %s --check-prefix=LLVM
 
 // A load of consecutive elements whose uses stay in its block and write
 // nothing is read in place: the version whose mask is all on (and whose
@@ -21,6 +22,10 @@
 // CHECK: llvm.load
 // CHECK: linalg.generic
 // CHECK: arith.addf
+// The copying version's buffer is made once, on the stack, not per branch.
+// LLVM-LABEL: llvm.func @accumulate
+// LLVM-NOT: @malloc
+// LLVM: llvm.return
 tt.func public @accumulate(%x: !tt.ptr<f32>, %out: !tt.ptr<f32>, %n: i32) {
   %c0 = arith.constant 0 : i32
   %c64 = arith.constant 64 : i32
@@ -150,5 +155,52 @@ tt.func public @constant_offsets(%x: !tt.ptr<f32>, %out: !tt.ptr<f32>) {
     tt.reduce.return %t : f32
   }) : (tensor<4xf32>) -> f32
   tt.store %out, %s : !tt.ptr<f32>
+  tt.return
+}
+
+// A tile with a row stride known only at run time is a strided view: the row
+// stride is the difference of the addresses of elements [1, 0] and [0, 0] in
+// elements. The masked version fills a tile buffer and yields it in the same
+// memref type, so both versions bufferize to one.
+// CHECK-LABEL: func.func @strided_rows
+// CHECK: %[[BUF:.*]] = memref.alloc() : memref<4x8xf32>
+// CHECK: scf.if %{{.*}} -> (tensor<4x8xf32>) {
+// CHECK: %[[STRIDE:.*]] = arith.divsi %{{.*}}, %c4_i64 : i64
+// CHECK: llvm.insertvalue %[[STRIDE]], %{{.*}}[4, 0]
+// CHECK: unrealized_conversion_cast {{.*}} to memref<4x8xf32, strided<[?, 1]>>
+// CHECK: bufferization.to_tensor {{.*}} : memref<4x8xf32, strided<[?, 1]>> to tensor<4x8xf32>
+// CHECK: } else {
+// CHECK: scf.for
+// CHECK: scf.for
+// CHECK: memref.store {{.*}}, %[[BUF]]
+// CHECK: %[[CAST:.*]] = memref.cast %[[BUF]] : memref<4x8xf32> to memref<4x8xf32, strided<[?, 1]>>
+// CHECK: bufferization.to_tensor %[[CAST]] restrict
+// LLVM-LABEL: llvm.func @strided_rows
+// LLVM-NOT: @malloc
+// LLVM: llvm.return
+tt.func public @strided_rows(%x: !tt.ptr<f32>, %out: !tt.ptr<f32>, %stride: i32, %n: i32) {
+  %rows = tt.make_range {end = 4 : i32, start = 0 : i32} : tensor<4xi32>
+  %cols = tt.make_range {end = 8 : i32, start = 0 : i32} : tensor<8xi32>
+  %r2 = tt.expand_dims %rows {axis = 1 : i32} : tensor<4xi32> -> tensor<4x1xi32>
+  %ss = tt.splat %stride : i32 -> tensor<4x1xi32>
+  %rs = arith.muli %r2, %ss : tensor<4x1xi32>
+  %rb = tt.broadcast %rs : tensor<4x1xi32> -> tensor<4x8xi32>
+  %c2 = tt.expand_dims %cols {axis = 0 : i32} : tensor<8xi32> -> tensor<1x8xi32>
+  %cb = tt.broadcast %c2 : tensor<1x8xi32> -> tensor<4x8xi32>
+  %offs = arith.addi %rb, %cb : tensor<4x8xi32>
+  %ns = tt.splat %n : i32 -> tensor<1x8xi32>
+  %cm = arith.cmpi slt, %c2, %ns : tensor<1x8xi32>
+  %mask = tt.broadcast %cm : tensor<1x8xi1> -> tensor<4x8xi1>
+  %xs = tt.splat %x : !tt.ptr<f32> -> tensor<4x8x!tt.ptr<f32>>
+  %p = tt.addptr %xs, %offs : tensor<4x8x!tt.ptr<f32>>, tensor<4x8xi32>
+  %v = tt.load %p, %mask : tensor<4x8x!tt.ptr<f32>>
+  %s = "tt.reduce"(%v) <{axis = 1 : i32}> ({
+  ^bb0(%a: f32, %b: f32):
+    %t = arith.addf %a, %b : f32
+    tt.reduce.return %t : f32
+  }) : (tensor<4x8xf32>) -> tensor<4xf32>
+  %os = tt.splat %out : !tt.ptr<f32> -> tensor<4x!tt.ptr<f32>>
+  %op = tt.addptr %os, %rows : tensor<4x!tt.ptr<f32>>, tensor<4xi32>
+  tt.store %op, %s : tensor<4x!tt.ptr<f32>>
   tt.return
 }

@@ -2,12 +2,12 @@
 // RUN: spine-triton-opt --triton-to-linalg-experimental --spine-triton-pipeline %s | FileCheck %s --check-prefix=LLVM
 
 // A forward scan: a loop over the axis from 1 whose iter_arg starts as the
-// source (the load, a view of memory where it is whole); step k overwrites
+// source (the load, a view of memory: its offsets cannot wrap); step k overwrites
 // element k with combine(result[k-1], element k).
 // CHECK-LABEL: func.func @cumsum
 // CHECK-DAG: %[[C1:.*]] = arith.constant 1 : index
 // CHECK-DAG: %[[C16:.*]] = arith.constant 16 : index
-// CHECK: %[[SRC:.*]] = scf.if
+// CHECK: %[[SRC:.*]] = bufferization.to_tensor
 // CHECK: %[[RES:.*]] = scf.for %[[K:.*]] = %[[C1]] to %[[C16]] step %[[C1]] iter_args(%[[R:.*]] = %[[SRC]]) -> (tensor<16xi32>) {
 // CHECK:   %[[PREV:.*]] = arith.subi %[[K]], %[[C1]] : index
 // CHECK:   %[[ACC:.*]] = tensor.extract %[[R]][%[[PREV]]] : tensor<16xi32>
