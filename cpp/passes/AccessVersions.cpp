@@ -169,6 +169,7 @@ bool hasDistinctAddresses(Value ptr,
   if (!hasLinearDistinctAddresses(ptr, substitutes, terms))
     return false;
   Value varying;
+  SmallVector<int64_t> varyingCoefs;
   for (Value term : terms) {
     SmallVector<Value> inner;
     auto c = coefficients(term, substitutes, inner);
@@ -178,15 +179,14 @@ bool hasDistinctAddresses(Value ptr,
       if (varying)
         return false;
       varying = term;
+      varyingCoefs = *c;
     }
   }
   if (!varying)
     return false;
-  SmallVector<Value> inner;
   int64_t span;
   auto type = cast<RankedTensorType>(varying.getType());
-  return isInjective(*coefficients(varying, substitutes, inner),
-                     type.getShape(), span) &&
+  return isInjective(varyingCoefs, type.getShape(), span) &&
          span < (int64_t(1) << (type.getElementTypeBitWidth() - 1));
 }
 
@@ -313,12 +313,12 @@ public:
   Value fusionCondition(Value loadPtr, Value storePtr) {
     Value same, disjoint, baseL, baseS;
     SmallVector<Value> terms;
-    if (haveSameOffsets(loadPtr, storePtr, baseL, baseS) &&
-        hasLinearDistinctAddresses(storePtr, substitutes, terms)) {
+    if (haveSameOffsets(loadPtr, storePtr, baseL, baseS)) {
       if (hasDistinctAddresses(storePtr, substitutes))
         same = constantTrue();
-      else if (std::optional<Bounds> b = addressBounds(storePtr))
-        same = b->valid ? b->valid : constantTrue();
+      else if (hasLinearDistinctAddresses(storePtr, substitutes, terms))
+        if (std::optional<Bounds> b = addressBounds(storePtr))
+          same = b->valid ? b->valid : constantTrue();
       if (same && baseL != baseS)
         same = both(same, compare(arith::CmpIPredicate::eq,
                                   rewriter.getRemappedValue(baseL),
@@ -387,9 +387,13 @@ public:
     std::optional<Bounds> b = of(offset);
     if (!b)
       return {};
-    return both(before, b->fitsType
-                            ? b->valid
-                            : fitsType(*b, offset, /*isUnsigned=*/false));
+    return both(before, isExact(*b, offset));
+  }
+
+  /// True when the values of `tensor`, as computed (wrapping), are the exact
+  /// ones its bounds `b` bound: bounds of a range or splat always are.
+  Value isExact(const Bounds &b, Value tensor) {
+    return b.fitsType ? b.valid : fitsType(b, tensor, /*isUnsigned=*/false);
   }
 
   /// True when the exact bounds `b` of `tensor` fit its element type (read
@@ -614,10 +618,7 @@ private:
       return std::nullopt;
     // The offset is sign-extended as computed: its exact bounds must fit
     // (then they need at most 32 bits; times the size, at most 36).
-    Value valid = both(before->valid,
-                       offset->fitsType ? offset->valid
-                                        : fitsType(*offset, addptr.getOffset(),
-                                                   /*isUnsigned=*/false));
+    Value valid = both(before->valid, isExact(*offset, addptr.getOffset()));
     unsigned bits = std::max(before->bits, 36u) + 1;
     if (bits > 61)
       return std::nullopt;

@@ -73,20 +73,39 @@ Value buildTensorByLoops(
   return buildTensorByLoops(b, loc, init, element);
 }
 
+namespace {
+
+/// Bounds of a loop nest over every index of `shape`.
+struct ShapeLoops {
+  SmallVector<Value> lbs, ubs, steps;
+
+  ShapeLoops(OpBuilder &b, Location loc, ArrayRef<int64_t> shape) {
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    for (int64_t dim : shape) {
+      lbs.push_back(zero);
+      ubs.push_back(arith::ConstantIndexOp::create(b, loc, dim));
+      steps.push_back(one);
+    }
+  }
+};
+
+} // namespace
+
+void buildLoopsOver(
+    OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+    function_ref<void(OpBuilder &, Location, ValueRange)> body) {
+  ShapeLoops loops(b, loc, shape);
+  scf::buildLoopNest(b, loc, loops.lbs, loops.ubs, loops.steps, body);
+}
+
 Value buildTensorByLoops(
     OpBuilder &b, Location loc, Value init,
     function_ref<Value(OpBuilder &, Location, ValueRange)> element) {
   auto type = cast<RankedTensorType>(init.getType());
-  SmallVector<Value> lbs, ubs, steps;
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  for (int64_t dim : type.getShape()) {
-    lbs.push_back(zero);
-    ubs.push_back(arith::ConstantIndexOp::create(b, loc, dim));
-    steps.push_back(one);
-  }
+  ShapeLoops loops(b, loc, type.getShape());
   scf::LoopNest nest = scf::buildLoopNest(
-      b, loc, lbs, ubs, steps, init,
+      b, loc, loops.lbs, loops.ubs, loops.steps, init,
       [&](OpBuilder &b, Location loc, ValueRange ivs, ValueRange iterArgs) {
         Value v = element(b, loc, ivs);
         return scf::ValueVector{
@@ -268,21 +287,29 @@ Value ElementAt::reload(Operation *op, ValueRange indices) {
                        /*isVolatile=*/false, mask, other, scope);
 }
 
-Value ElementAt::readBefore(Operation *op, Value outermostIndex) {
-  auto load = cast<triton::LoadOp>(op);
+Value ElementAt::readBefore(Operation *load, Value outermostIndex) {
   OpBuilder before(outermostIndex.getParentRegion()->getParentOp());
-  auto type = cast<RankedTensorType>(load.getType());
-  Type eltType = convertedElementType(type);
+  auto type = cast<RankedTensorType>(load->getResult(0).getType());
   return buildTensorByLoops(
-      before, loc, RankedTensorType::get(type.getShape(), eltType),
+      before, loc,
+      RankedTensorType::get(type.getShape(), convertedElementType(type)),
       [&](OpBuilder &b, Location loc, ValueRange ivs) {
-        ElementAt at(rewriter, b, loc, load);
-        Value mask = at.getMask(load.getMask(), ivs);
-        Value other = load.getOther() ? at.get(load.getOther(), ivs) : Value();
-        return loadElementAt(b, loc, at.get(load.getPtr(), ivs), eltType,
-                             /*isVolatile=*/false, mask, other,
-                             ivs.front().getParentRegion());
+        return loadElementOf(rewriter, b, loc, load, ivs);
       });
+}
+
+Value loadElementOf(ConversionPatternRewriter &rewriter, OpBuilder &b,
+                    Location loc, Operation *op, ValueRange indices,
+                    const AccessVersion *version) {
+  auto load = cast<triton::LoadOp>(op);
+  ElementAt at(rewriter, b, loc, load, version);
+  Value mask = at.getMask(load.getMask(), indices);
+  Value other = load.getOther() ? at.get(load.getOther(), indices) : Value();
+  Region *scope = indices.empty() ? b.getInsertionBlock()->getParent()
+                                  : indices.front().getParentRegion();
+  return loadElementAt(b, loc, at.get(load.getPtr(), indices),
+                       convertedElementType(load.getType()),
+                       load.getIsVolatile(), mask, other, scope);
 }
 
 Value createAddressPointer(OpBuilder &b, Location loc, Value addr,

@@ -59,6 +59,18 @@ private:
   std::map<std::pair<void *, SmallVector<void *>>, Value> cache;
 };
 
+/// The element of the tensor a tt.load (`load`, an original op) reads, at
+/// `indices`: loaded under its mask (unless `version`, if given, has it all
+/// on), else its `other`.
+Value loadElementOf(ConversionPatternRewriter &rewriter, OpBuilder &b,
+                    Location loc, Operation *load, ValueRange indices,
+                    const AccessVersion *version = nullptr);
+
+/// A loop nest over every index of `shape`; `body` builds the innermost
+/// loop's body.
+void buildLoopsOver(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
+                    function_ref<void(OpBuilder &, Location, ValueRange)> body);
+
 /// Builds a tensor of `type` element by element with a loop nest (the
 /// elements are computed by `element` at the loop indices). Unlike
 /// tensor.generate, canonicalization never re-executes the body at a use,

@@ -105,14 +105,6 @@ struct LoadLowering : OpConversionPattern<triton::LoadOp> {
     int64_t rank = tensorType.getRank();
     bool inPlace = canReadInPlace(op);
     MemRefType viewType;
-    auto element = [&](OpBuilder &b, Location loc, ValueRange ivs,
-                       const AccessVersion *version) {
-      ElementAt at(rewriter, b, loc, op, version);
-      Value m = at.getMask(op.getMask(), ivs);
-      Value o = other ? at.get(op.getOther(), ivs) : Value();
-      return loadElementAt(b, loc, at.get(op.getPtr(), ivs), eltType,
-                           isVolatile, m, o, ivs.front().getParentRegion());
-    };
     Value result = emitAccessVersions(
         rewriter, loc, op, tensorType,
         [&](OpBuilder &b, Location loc, const AccessVersion *version) -> Value {
@@ -144,7 +136,7 @@ struct LoadLowering : OpConversionPattern<triton::LoadOp> {
           if (!viewType)
             return buildTensorByLoops(
                 b, loc, init, [&](OpBuilder &b, Location loc, ValueRange ivs) {
-                  return element(b, loc, ivs, version);
+                  return loadElementOf(rewriter, b, loc, op, ivs, version);
                 });
           // The other version is a view: this one fills a buffer made before
           // the branch (so it stays a stack buffer, not one allocated per
@@ -153,18 +145,13 @@ struct LoadLowering : OpConversionPattern<triton::LoadOp> {
           OpBuilder before(b.getInsertionBlock()->getParentOp());
           Value buffer = memref::AllocOp::create(
               before, loc, MemRefType::get(tensorType.getShape(), eltType));
-          SmallVector<Value> lbs, ubs, steps;
-          for (int64_t dim : tensorType.getShape()) {
-            lbs.push_back(arith::ConstantIndexOp::create(b, loc, 0));
-            ubs.push_back(arith::ConstantIndexOp::create(b, loc, dim));
-            steps.push_back(arith::ConstantIndexOp::create(b, loc, 1));
-          }
-          scf::buildLoopNest(b, loc, lbs, ubs, steps,
-                             [&](OpBuilder &b, Location loc, ValueRange ivs) {
-                               memref::StoreOp::create(
-                                   b, loc, element(b, loc, ivs, version),
-                                   buffer, ivs);
-                             });
+          buildLoopsOver(
+              b, loc, tensorType.getShape(),
+              [&](OpBuilder &b, Location loc, ValueRange ivs) {
+                memref::StoreOp::create(
+                    b, loc, loadElementOf(rewriter, b, loc, op, ivs, version),
+                    buffer, ivs);
+              });
           Value cast = viewType.getLayout().isIdentity()
                            ? buffer
                            : memref::CastOp::create(b, loc, viewType, buffer);
@@ -209,28 +196,20 @@ struct StoreLowering : OpConversionPattern<triton::StoreOp> {
     }
 
     // A loop nest over the block; the stores keep program order.
-    SmallVector<Value> lbs, ubs, steps;
-    Value zero = arith::ConstantIndexOp::create(rewriter, loc, 0);
-    Value one = arith::ConstantIndexOp::create(rewriter, loc, 1);
-    for (int64_t dim : tensorType.getShape()) {
-      lbs.push_back(zero);
-      ubs.push_back(arith::ConstantIndexOp::create(rewriter, loc, dim));
-      steps.push_back(one);
-    }
     emitAccessVersions(
         rewriter, loc, op, Type(),
         [&](OpBuilder &b, Location loc, const AccessVersion *version) {
-          scf::buildLoopNest(b, loc, lbs, ubs, steps,
-                             [&](OpBuilder &b, Location loc, ValueRange ivs) {
-                               // The outermost loop of the nest bounds what is
-                               // loop-invariant.
-                               Region *scope = ivs.front().getParentRegion();
-                               ElementAt at(rewriter, b, loc, op, version);
-                               Value addr = at.get(op.getPtr(), ivs);
-                               Value value = at.get(op.getValue(), ivs);
-                               Value m = at.getMask(op.getMask(), ivs);
-                               storeOne(b, loc, addr, value, m, scope);
-                             });
+          buildLoopsOver(b, loc, tensorType.getShape(),
+                         [&](OpBuilder &b, Location loc, ValueRange ivs) {
+                           // The outermost loop of the nest bounds what is
+                           // loop-invariant.
+                           Region *scope = ivs.front().getParentRegion();
+                           ElementAt at(rewriter, b, loc, op, version);
+                           Value addr = at.get(op.getPtr(), ivs);
+                           Value value = at.get(op.getValue(), ivs);
+                           Value m = at.getMask(op.getMask(), ivs);
+                           storeOne(b, loc, addr, value, m, scope);
+                         });
           return Value();
         });
     rewriter.eraseOp(op);
