@@ -9,6 +9,7 @@
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/LoopLikeInterface.h"
 #include "llvm/ADT/DenseSet.h"
 
 namespace mlir::spine {
@@ -31,17 +32,31 @@ bool canReadInPlace(Operation *op) {
     for (OpOperand &use : value.getUses()) {
       Operation *user = use.getOwner();
       Operation *inBlock = block->findAncestorOpInBlock(*user);
+      if (!inBlock)
+        return false;
+      // Elementwise arithmetic computes fresh tensors; any other value may be
+      // the view itself (or share its memory) and must not leave the block
+      // or be carried by a loop.
+      auto isFresh = [&] {
+        Operation *def = value.getDefiningOp();
+        return def && def != load &&
+               isa<arith::ArithDialect, math::MathDialect>(def->getDialect());
+      };
+      // Starting a loop's carried value (a peeled first iteration's result,
+      // see PeelConstantAccumulators): the value is materialized before the
+      // loop, so the view is read no later, whatever the loop writes.
+      auto loop = dyn_cast<LoopLikeOpInterface>(user);
+      if (loop && loop.getTiedLoopRegionIterArg(&use)) {
+        if (!isFresh())
+          return false;
+        continue;
+      }
       // tl.dot's operands stay packed into contiguous tiles: read in place,
       // A's rows a page apart made the tutorial matmul 10% slower.
-      if (!inBlock || mayWrite(inBlock) ||
-          isa<triton::DotOp, triton::DotScaledOp>(user))
+      if (mayWrite(inBlock) || isa<triton::DotOp, triton::DotScaledOp>(user))
         return false;
       if (user->hasTrait<OpTrait::IsTerminator>()) {
-        // Elementwise arithmetic computes fresh tensors; any other value may be
-        // the view itself (or share its memory) and must not leave.
-        Operation *def = value.getDefiningOp();
-        if (!def || def == load ||
-            !isa<arith::ArithDialect, math::MathDialect>(def->getDialect()))
+        if (!isFresh())
           return false;
         continue;
       }

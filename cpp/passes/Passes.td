@@ -27,6 +27,19 @@ def ScalarizePointerIterArgs
   }];
 }
 
+def PeelConstantAccumulators
+    : Pass<"spine-peel-constant-accumulators", "ModuleOp"> {
+  let summary = "Peel the first iteration of loops carrying a splat-constant block";
+  let description = [{
+    On TTIR. An scf.for whose iter_arg starts as a splat constant
+    (`acc = tl.zeros(...)`) and whose body is small, has no nested loop and no
+    tt.dot gets its first iteration peeled into an scf.if on the loop's own
+    condition, with the constant in place of the iter_arg. The first
+    `acc + x` then folds the constant instead of filling a buffer with it.
+  }];
+  let dependentDialects = ["arith::ArithDialect", "scf::SCFDialect"];
+}
+
 def ReciprocalDivision : Pass<"spine-reciprocal-division", "ModuleOp"> {
   let summary = "Divide fp32 tensors by a splat or broadcast through its reciprocal";
   let description = [{

@@ -95,6 +95,7 @@ struct ExpandArithForLLVMPass
 void buildTritonToLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createMaterializeProgramIds());
   pm.addPass(createScalarizePointerIterArgs());
+  pm.addPass(createPeelConstantAccumulators());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createLegalizeFloatTypes());
   pm.addPass(createReciprocalDivision());

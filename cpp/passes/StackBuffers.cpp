@@ -5,8 +5,8 @@
 // runs once per program, thousands of times per launch, and every one of
 // those buffers was a malloc and a free per program (or per loop iteration).
 // Buffers of static shape that stay within the execution of the block that
-// allocates them (never yielded out of a loop or branch around the
-// allocation, returned or passed to a call) become stack allocations in the
+// allocates them (never yielded out of a loop around the allocation,
+// returned or passed to a call) become stack allocations in the
 // function's entry block: one per function, reused by every iteration, which
 // is safe because no iteration reads what an earlier one left there.
 //
@@ -76,7 +76,12 @@ bool staysLocal(memref::AllocOp alloc) {
       }
       if (auto yield = dyn_cast<scf::YieldOp>(user)) {
         Operation *parent = yield->getParentOp();
-        if (parent->isAncestor(alloc) || !isa<scf::ForOp, scf::IfOp>(parent))
+        // Out of a loop around the allocation, it would be live in the next
+        // iteration, which allocates it again. Out of a branch it is not:
+        // the branch runs once per execution of the block around it, and
+        // where the branch's result goes from there is checked as well.
+        if (!isa<scf::ForOp, scf::IfOp>(parent) ||
+            (isa<scf::ForOp>(parent) && parent->isAncestor(alloc)))
           return false;
         alias(parent->getResult(use.getOperandNumber()));
         if (auto loop = dyn_cast<scf::ForOp>(parent))

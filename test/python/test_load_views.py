@@ -200,3 +200,27 @@ def test_strided_tile_view(m, n, dtype):
     xf = x.float()
     expected = (xf * xf).sum(1) / (xf.abs().amax(1) + 1.0)
     torch.testing.assert_close(out[::2], expected, rtol=1e-5, atol=1e-5)
+
+
+@triton.jit
+def square_then_loop_over_self_kernel(X, n, BLOCK: tl.constexpr):
+    # x * x starts a loop that stores over x's own memory every iteration: the view of x is read
+    # once, before the loop, so later iterations must not see the stores.
+    offs = tl.arange(0, BLOCK)
+    acc = tl.load(X + offs) * tl.load(X + offs)
+    for _ in range(n):
+        acc = acc + tl.load(X + BLOCK + offs)
+        tl.store(X + offs, acc)
+
+
+@pytest.mark.parametrize("n", [0, 1, 3])
+def test_loop_started_from_a_view_stores_over_it(n):
+    block = 64
+    x = torch.randn(2 * block)
+    expected = x.clone()
+    acc = expected[:block] * expected[:block]
+    for _ in range(n):
+        acc = acc + expected[block:]
+        expected[:block] = acc
+    square_then_loop_over_self_kernel[(1,)](x, n, BLOCK=block)
+    torch.testing.assert_close(x, expected)

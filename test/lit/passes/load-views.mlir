@@ -204,3 +204,29 @@ tt.func public @strided_rows(%x: !tt.ptr<f32>, %out: !tt.ptr<f32>, %stride: i32,
   tt.store %op, %s : tensor<4x!tt.ptr<f32>>
   tt.return
 }
+
+// A value computed from a load may start a loop's carried value (a peeled
+// first iteration's result): it is materialized there, so the load is still
+// read in place, though the loop goes on to write memory.
+// CHECK-LABEL: func.func @starts_a_loop
+// CHECK: %[[M:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<64xf32>
+// CHECK: %[[T:.*]] = bufferization.to_tensor %[[M]] restrict
+// CHECK: %[[SQ:.*]] = linalg.generic {{.*}} ins(%[[T]], %[[T]] :
+// CHECK: scf.for {{.*}} iter_args(%{{.*}} = %[[SQ]])
+tt.func public @starts_a_loop(%x: !tt.ptr<f32>, %out: !tt.ptr<f32>, %n: i32) {
+  %c0 = arith.constant 0 : i32
+  %c1 = arith.constant 1 : i32
+  %range = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+  %xs = tt.splat %x : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+  %p = tt.addptr %xs, %range : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+  %v = tt.load %p : tensor<64x!tt.ptr<f32>>
+  %sq = arith.mulf %v, %v : tensor<64xf32>
+  %os = tt.splat %out : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+  %op = tt.addptr %os, %range : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+  %acc = scf.for %i = %c0 to %n step %c1 iter_args(%a = %sq) -> (tensor<64xf32>) : i32 {
+    %s = arith.addf %a, %a : tensor<64xf32>
+    tt.store %op, %s : tensor<64x!tt.ptr<f32>>
+    scf.yield %s : tensor<64xf32>
+  }
+  tt.return
+}

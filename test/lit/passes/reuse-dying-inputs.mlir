@@ -54,3 +54,60 @@ func.func @kept(%x: tensor<64xf32>, %i: tensor<64xi32>) -> (tensor<64xf32>, tens
   } -> tensor<64xf32>
   return %a, %b, %c, %x : tensor<64xf32>, tensor<64xf32>, tensor<64xf32>, tensor<64xf32>
 }
+
+// A load's view of kernel memory (a descriptor cast to a memref) is neither
+// reused nor kept as an init elementwise-to-linalg chose: the result gets a
+// tensor.empty of its own. A load's copy (a buffer it allocated) is reused.
+// CHECK-LABEL: func.func @views
+// CHECK: %[[VIEW:.*]] = bufferization.to_tensor %{{.*}} restrict : memref<64xf32>
+// CHECK: %[[COPY:.*]] = bufferization.to_tensor %{{.*}} restrict : memref<64xf32>
+// CHECK: %[[E1:.*]] = tensor.empty() : tensor<64xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[VIEW]] : tensor<64xf32>) outs(%[[E1]] : tensor<64xf32>)
+// CHECK: %[[E2:.*]] = tensor.empty() : tensor<64xf32>
+// CHECK: linalg.generic {{.*}} ins(%[[VIEW]] : tensor<64xf32>) outs(%[[E2]] : tensor<64xf32>)
+// CHECK: linalg.generic {{.*}} ins(%[[COPY]] : tensor<64xf32>) outs(%[[COPY]] : tensor<64xf32>)
+func.func @views(%desc: !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>) -> (tensor<64xf32>, tensor<64xf32>, tensor<64xf32>) {
+  %m = builtin.unrealized_conversion_cast %desc : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> to memref<64xf32>
+  %view = bufferization.to_tensor %m restrict : memref<64xf32> to tensor<64xf32>
+  %buf = memref.alloc() : memref<64xf32>
+  %copy = bufferization.to_tensor %buf restrict : memref<64xf32> to tensor<64xf32>
+  %a = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}
+      ins(%view : tensor<64xf32>) outs(%view : tensor<64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %w = arith.negf %v : f32
+    linalg.yield %w : f32
+  } -> tensor<64xf32>
+  %e = tensor.empty() : tensor<64xf32>
+  %b = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}
+      ins(%view : tensor<64xf32>) outs(%e : tensor<64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %w = arith.negf %v : f32
+    linalg.yield %w : f32
+  } -> tensor<64xf32>
+  %c = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}
+      ins(%copy : tensor<64xf32>) outs(%e : tensor<64xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %w = arith.negf %v : f32
+    linalg.yield %w : f32
+  } -> tensor<64xf32>
+  return %a, %b, %c : tensor<64xf32>, tensor<64xf32>, tensor<64xf32>
+}
+
+// A splat constant an scf.if yields becomes a filled tensor.empty, so the
+// if's result is writable like the other branch's.
+// CHECK-LABEL: func.func @yielded_constant
+// CHECK: scf.if
+// CHECK: } else {
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT: %[[E:.*]] = tensor.empty() : tensor<64xf32>
+// CHECK-NEXT: %[[F:.*]] = linalg.fill ins(%[[ZERO]] : f32) outs(%[[E]] : tensor<64xf32>)
+// CHECK-NEXT: scf.yield %[[F]]
+func.func @yielded_constant(%c: i1, %x: tensor<64xf32>) -> tensor<64xf32> {
+  %zero = arith.constant dense<0.0> : tensor<64xf32>
+  %r = scf.if %c -> (tensor<64xf32>) {
+    scf.yield %x : tensor<64xf32>
+  } else {
+    scf.yield %zero : tensor<64xf32>
+  }
+  return %r : tensor<64xf32>
+}

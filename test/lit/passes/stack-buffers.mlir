@@ -64,3 +64,49 @@ func.func @heap_buffers(%n: index) -> memref<8xf32> {
   %ret = memref.alloc() : memref<8xf32>
   return %ret : memref<8xf32>
 }
+
+// A buffer a branch yields (a peeled first iteration's block) is live only
+// until the block around the branch runs again, so it goes on the stack,
+// in a loop too. Yielded on out of that loop it stays on the heap.
+// CHECK-LABEL: func.func @branch_results
+// CHECK: memref.alloca() {alignment = 64 : i64} : memref<8xf32>
+// CHECK: memref.alloca() {alignment = 64 : i64} : memref<8xf32>
+// CHECK: scf.for
+// CHECK: scf.if
+// CHECK-NEXT: linalg.fill ins(%{{.*}}) outs(%[[A:alloca[_0-9]*]] :
+// CHECK-NEXT: scf.yield %[[A]]
+// CHECK: } else {
+// CHECK-NEXT: linalg.fill ins(%{{.*}}) outs(%[[B:alloca[_0-9]*]] :
+// CHECK-NEXT: scf.yield %[[B]]
+// CHECK: scf.for
+// CHECK: scf.if
+// CHECK-NEXT: memref.alloc() {alignment = 64 : i64} : memref<8xf32>
+func.func @branch_results(%n: index, %c: i1, %out: memref<8xf32>) -> memref<8xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %one = arith.constant 1.0 : f32
+  %two = arith.constant 2.0 : f32
+  scf.for %i = %c0 to %n step %c1 {
+    %r = scf.if %c -> (memref<8xf32>) {
+      %a = memref.alloc() {alignment = 64 : i64} : memref<8xf32>
+      linalg.fill ins(%one : f32) outs(%a : memref<8xf32>)
+      scf.yield %a : memref<8xf32>
+    } else {
+      %b = memref.alloc() {alignment = 64 : i64} : memref<8xf32>
+      linalg.fill ins(%two : f32) outs(%b : memref<8xf32>)
+      scf.yield %b : memref<8xf32>
+    }
+    memref.copy %r, %out : memref<8xf32> to memref<8xf32>
+  }
+  %last = scf.for %i = %c0 to %n step %c1 iter_args(%prev = %out) -> (memref<8xf32>) {
+    %r = scf.if %c -> (memref<8xf32>) {
+      %a = memref.alloc() {alignment = 64 : i64} : memref<8xf32>
+      linalg.fill ins(%one : f32) outs(%a : memref<8xf32>)
+      scf.yield %a : memref<8xf32>
+    } else {
+      scf.yield %prev : memref<8xf32>
+    }
+    scf.yield %r : memref<8xf32>
+  }
+  return %last : memref<8xf32>
+}
