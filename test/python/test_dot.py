@@ -7,26 +7,31 @@ import triton.language as tl
 
 
 @triton.jit
-def dot_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-               BLOCK_K: tl.constexpr):
+def dot_kernel(
+    a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr
+):
     rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
     rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
     rk = tl.arange(0, BLOCK_K)
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=c_ptr.dtype.element_ty)
-    for k in range(0, tl.cdiv(K, BLOCK_K)):
+    for k in range(tl.cdiv(K, BLOCK_K)):
         kk = k * BLOCK_K + rk
-        a = tl.load(a_ptr + rm[:, None] * K + kk[None, :], mask=(rm[:, None] < M) & (kk[None, :] < K), other=0)
-        b = tl.load(b_ptr + kk[:, None] * N + rn[None, :], mask=(kk[:, None] < K) & (rn[None, :] < N), other=0)
+        a = tl.load(
+            a_ptr + rm[:, None] * K + kk[None, :], mask=(rm[:, None] < M) & (kk[None, :] < K), other=0
+        )
+        b = tl.load(
+            b_ptr + kk[:, None] * N + rn[None, :], mask=(kk[:, None] < K) & (rn[None, :] < N), other=0
+        )
         acc += tl.dot(a, b, out_dtype=c_ptr.dtype.element_ty)
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
 CASES = [
-    (torch.float32, torch.float32, dict(rtol=1e-4, atol=1e-4)),
-    (torch.float16, torch.float32, dict(rtol=1e-3, atol=1e-3)),
-    (torch.bfloat16, torch.float32, dict(rtol=1e-3, atol=1e-3)),
-    (torch.int8, torch.int32, dict(rtol=0, atol=0)),
-    (torch.float64, torch.float64, dict(rtol=1e-10, atol=1e-10)),
+    (torch.float32, torch.float32, {"rtol": 1e-4, "atol": 1e-4}),
+    (torch.float16, torch.float32, {"rtol": 1e-3, "atol": 1e-3}),
+    (torch.bfloat16, torch.float32, {"rtol": 1e-3, "atol": 1e-3}),
+    (torch.int8, torch.int32, {"rtol": 0, "atol": 0}),
+    (torch.float64, torch.float64, {"rtol": 1e-10, "atol": 1e-10}),
 ]
 
 
@@ -38,7 +43,10 @@ def test_dot(in_dtype, out_dtype, tol, blocks):
     if in_dtype.is_floating_point:
         a, b = torch.randn(M, K).to(in_dtype), torch.randn(K, N).to(in_dtype)
     else:
-        a, b = torch.randint(-128, 128, (M, K), dtype=in_dtype), torch.randint(-128, 128, (K, N), dtype=in_dtype)
+        a, b = (
+            torch.randint(-128, 128, (M, K), dtype=in_dtype),
+            torch.randint(-128, 128, (K, N), dtype=in_dtype),
+        )
     c = torch.empty(M, N, dtype=out_dtype)
     bm, bn, bk = blocks
     dot_kernel[(triton.cdiv(M, bm), triton.cdiv(N, bn))](a, b, c, M, N, K, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk)

@@ -60,8 +60,16 @@ def _inputs(fn, n, dtype):
 
 
 REFERENCE = {
-    "exp": torch.exp, "exp2": torch.exp2, "log": torch.log, "log2": torch.log2, "sqrt": torch.sqrt,
-    "rsqrt": torch.rsqrt, "sin": torch.sin, "cos": torch.cos, "sigmoid": torch.sigmoid, "erf": torch.erf,
+    "exp": torch.exp,
+    "exp2": torch.exp2,
+    "log": torch.log,
+    "log2": torch.log2,
+    "sqrt": torch.sqrt,
+    "rsqrt": torch.rsqrt,
+    "sin": torch.sin,
+    "cos": torch.cos,
+    "sigmoid": torch.sigmoid,
+    "erf": torch.erf,
 }
 
 
@@ -74,7 +82,7 @@ def test_unary_math(fn, dtype):
     unary_kernel[(triton.cdiv(n, 512),)](x, out, n, FN=fn, BLOCK=512)
     expected = REFERENCE[fn](x.float()).to(dtype)
     # fp32: a few ulp; fp16: one rounding of the fp32 result.
-    tol = dict(rtol=1.6e-5, atol=1e-6) if dtype == torch.float32 else dict(rtol=1e-3, atol=1e-5)
+    tol = {"rtol": 1.6e-5, "atol": 1e-6} if dtype == torch.float32 else {"rtol": 1e-3, "atol": 1e-5}
     torch.testing.assert_close(out, expected, **tol)
 
 
