@@ -59,7 +59,7 @@ bool mayBeView(Value value) {
 
 /// Gives an init that may be a view, unread by the payload, back its own
 /// tensor.empty.
-void unshareLoadedInits(OpBuilder &b, linalg::GenericOp op) {
+void unshareViewInits(OpBuilder &b, linalg::GenericOp op) {
   for (OpOperand &init : op.getDpsInitsMutable()) {
     if (!mayBeView(init.get()) || op.payloadUsesValueFromOperand(&init))
       continue;
@@ -75,7 +75,7 @@ void reuseInputs(linalg::GenericOp op) {
       !op.hasPureTensorSemantics())
     return;
   OpBuilder b(op);
-  unshareLoadedInits(b, op);
+  unshareViewInits(b, op);
   DenseSet<Value> taken;
   for (OpOperand &init : op.getDpsInitsMutable()) {
     if (!init.get().getDefiningOp<tensor::EmptyOp>() ||
