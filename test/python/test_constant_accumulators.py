@@ -111,3 +111,36 @@ def test_accumulator_read_in_the_body(n):
     for k in range(n):
         expected = expected * 0.5 + x[k]
     torch.testing.assert_close(out, expected)
+
+
+@triton.jit
+def branchy_accumulate_kernel(X, Out, n, BLOCK: tl.constexpr):
+    # Blocks made in the branches of an `if` inside the loop: `t` lives within one iteration (its
+    # buffer may be reused by the next), `acc` is carried from iteration to iteration through
+    # the branches (its buffers must not be).
+    offs = tl.arange(0, BLOCK)
+    acc = tl.zeros([BLOCK], dtype=tl.float32)
+    for k in range(n):
+        x = tl.load(X + k * BLOCK + offs)
+        if k % 2 == 0:
+            t = x * 2.0
+        else:
+            t = x - 1.0
+        if k % 3 == 0:
+            acc = acc + t
+        else:
+            acc = acc * 0.5 - t
+    tl.store(Out + offs, acc)
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 7])
+def test_branch_results_in_and_across_iterations(n):
+    block = 64
+    x = torch.randn(max(n, 1), block)
+    out = torch.empty(block)
+    branchy_accumulate_kernel[(1,)](x, out, n, BLOCK=block)
+    expected = torch.zeros(block)
+    for k in range(n):
+        t = x[k] * 2.0 if k % 2 == 0 else x[k] - 1.0
+        expected = expected + t if k % 3 == 0 else expected * 0.5 - t
+    torch.testing.assert_close(out, expected)
