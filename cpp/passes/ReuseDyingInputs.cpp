@@ -3,11 +3,12 @@
 // An elementwise linalg.generic whose payload never reads its init writes
 // into a tensor.empty, which bufferization makes a new buffer. When one of
 // its inputs has the result's type and indexing map and is used nowhere
-// else, that input can be the init instead: bufferization then writes the
-// result over the input's buffer in place. A loop-carried accumulator
-// (`acc += x` in a loop) so stays one buffer instead of a new allocation
-// and copy-free swap per iteration. Bufferization still decides: where the
-// input's buffer cannot be overwritten it copies, so results never change.
+// else (or only in the other branch of an `if`), that input can be the init
+// instead: bufferization then writes the result over the input's buffer in
+// place. A loop-carried accumulator (`acc += x` in a loop) so stays one
+// buffer instead of a new allocation and copy-free swap per iteration.
+// Bufferization still decides: where the input's buffer cannot be
+// overwritten it copies, so results never change.
 //
 // A load's view of the kernel's arguments is never such an input:
 // bufferization would first copy it to write over it. An init that may be
@@ -36,10 +37,26 @@ namespace mlir::spine {
 
 namespace {
 
-/// An input whose only uses are operands of `op`.
+/// Whether `a` and `b` sit in different branches of one scf.if in `block`,
+/// so that at most one of them runs each time the block does.
+bool inExclusiveBranches(Operation *a, Operation *b, Block *block) {
+  Operation *ifOp = block->findAncestorOpInBlock(*a);
+  if (!isa_and_nonnull<scf::IfOp>(ifOp) || ifOp == a ||
+      block->findAncestorOpInBlock(*b) != ifOp)
+    return false;
+  Region &then = cast<scf::IfOp>(ifOp).getThenRegion();
+  return then.isAncestor(a->getParentRegion()) !=
+         then.isAncestor(b->getParentRegion());
+}
+
+/// An input whose only uses are operands of `op`, or of ops in the other
+/// branch of an `if` in the input's block (an accumulator updated
+/// differently in each branch). Across a loop between the input and the
+/// `if`, both branches run, one per iteration: not counted.
 bool diesAt(Value input, Operation *op) {
-  return llvm::all_of(input.getUsers(),
-                      [&](Operation *user) { return user == op; });
+  return llvm::all_of(input.getUsers(), [&](Operation *user) {
+    return user == op || inExclusiveBranches(op, user, input.getParentBlock());
+  });
 }
 
 /// A tile that may be a load's view of memory the kernel was given (see

@@ -111,3 +111,70 @@ func.func @yielded_constant(%c: i1, %x: tensor<64xf32>) -> tensor<64xf32> {
   }
   return %r : tensor<64xf32>
 }
+
+// An accumulator updated differently in the two branches of an `if` dies at
+// each update: at most one runs. Across a loop between the value and the
+// `if` both branches run, one per iteration, and the value stays intact.
+// CHECK-LABEL: func.func @branches
+// CHECK: scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}})
+// CHECK: scf.if
+// CHECK: linalg.generic {{.*}} outs(%[[ACC]] : tensor<64xf32>)
+// CHECK: } else {
+// CHECK: linalg.generic {{.*}} outs(%[[ACC]] : tensor<64xf32>)
+// CHECK: scf.for
+// CHECK: scf.if
+// CHECK: %[[E1:.*]] = tensor.empty() : tensor<64xf32>
+// CHECK: linalg.generic {{.*}} outs(%[[E1]] : tensor<64xf32>)
+// CHECK: } else {
+// CHECK: %[[E2:.*]] = tensor.empty() : tensor<64xf32>
+// CHECK: linalg.generic {{.*}} outs(%[[E2]] : tensor<64xf32>)
+func.func @branches(%x: tensor<64xf32>, %c: i1, %n: index) -> (tensor<64xf32>, tensor<64xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant dense<0.0> : tensor<64xf32>
+  %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<64xf32>) {
+    %s = scf.if %c -> (tensor<64xf32>) {
+      %e = tensor.empty() : tensor<64xf32>
+      %a = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]}
+          ins(%acc, %x : tensor<64xf32>, tensor<64xf32>) outs(%e : tensor<64xf32>) {
+      ^bb0(%u: f32, %v: f32, %o: f32):
+        %w = arith.addf %u, %v : f32
+        linalg.yield %w : f32
+      } -> tensor<64xf32>
+      scf.yield %a : tensor<64xf32>
+    } else {
+      %e = tensor.empty() : tensor<64xf32>
+      %b = linalg.generic {indexing_maps = [#map, #map, #map], iterator_types = ["parallel"]}
+          ins(%acc, %x : tensor<64xf32>, tensor<64xf32>) outs(%e : tensor<64xf32>) {
+      ^bb0(%u: f32, %v: f32, %o: f32):
+        %w = arith.subf %u, %v : f32
+        linalg.yield %w : f32
+      } -> tensor<64xf32>
+      scf.yield %b : tensor<64xf32>
+    }
+    scf.yield %s : tensor<64xf32>
+  }
+  %t = scf.for %i = %c0 to %n step %c1 iter_args(%prev = %zero) -> (tensor<64xf32>) {
+    %s = scf.if %c -> (tensor<64xf32>) {
+      %e = tensor.empty() : tensor<64xf32>
+      %a = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}
+          ins(%x : tensor<64xf32>) outs(%e : tensor<64xf32>) {
+      ^bb0(%v: f32, %o: f32):
+        %w = arith.negf %v : f32
+        linalg.yield %w : f32
+      } -> tensor<64xf32>
+      scf.yield %a : tensor<64xf32>
+    } else {
+      %e = tensor.empty() : tensor<64xf32>
+      %b = linalg.generic {indexing_maps = [#map, #map], iterator_types = ["parallel"]}
+          ins(%x : tensor<64xf32>) outs(%e : tensor<64xf32>) {
+      ^bb0(%v: f32, %o: f32):
+        %w = math.absf %v : f32
+        linalg.yield %w : f32
+      } -> tensor<64xf32>
+      scf.yield %b : tensor<64xf32>
+    }
+    scf.yield %s : tensor<64xf32>
+  }
+  return %r, %t : tensor<64xf32>, tensor<64xf32>
+}
