@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/ElementAt.h"
 #include "passes/TritonToLinalgPatterns.h"
 #include "passes/TritonTypeConverter.h"
 #include "triton/Dialect.h"
@@ -81,28 +82,13 @@ Value forEachElement(
     OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
     RankedTensorType resultType,
     function_ref<Value(OpBuilder &, Location, ValueRange)> element) {
-  SmallVector<Value> lbs, ubs, steps;
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  for (int64_t dim : shape) {
-    lbs.push_back(zero);
-    ubs.push_back(arith::ConstantIndexOp::create(b, loc, dim));
-    steps.push_back(one);
-  }
-  SmallVector<Value> inits;
   if (resultType)
-    inits.push_back(tensor::EmptyOp::create(b, loc, resultType.getShape(),
-                                            resultType.getElementType()));
-  scf::LoopNest nest = scf::buildLoopNest(
-      b, loc, lbs, ubs, steps, inits,
-      [&](OpBuilder &b, Location loc, ValueRange ivs,
-          ValueRange iterArgs) -> scf::ValueVector {
-        Value v = element(b, loc, ivs);
-        if (!resultType)
-          return {};
-        return {tensor::InsertOp::create(b, loc, v, iterArgs.front(), ivs)};
-      });
-  return resultType ? nest.results.front() : Value();
+    return buildTensorByLoops(b, loc, resultType, element);
+  buildLoopsOver(b, loc, shape,
+                 [&](OpBuilder &b, Location loc, ValueRange ivs) {
+                   element(b, loc, ivs);
+                 });
+  return Value();
 }
 
 /// Lowers a (tensor) atomic op: scalars directly, tensors element by element.

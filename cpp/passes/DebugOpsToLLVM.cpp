@@ -90,21 +90,6 @@ FailureOr<SmallVector<Value>> getProgramIds(Operation *op) {
                             entry.getArgument(first + 2)};
 }
 
-/// Runs `body` for every index of `shape` in row-major order, one after the
-/// other (a loop nest is never reordered or duplicated by later passes).
-void forEachIndex(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
-                  function_ref<void(OpBuilder &, Location, ValueRange)> body) {
-  SmallVector<Value> lbs, ubs, steps;
-  Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-  Value one = arith::ConstantIndexOp::create(b, loc, 1);
-  for (int64_t dim : shape) {
-    lbs.push_back(zero);
-    ubs.push_back(arith::ConstantIndexOp::create(b, loc, dim));
-    steps.push_back(one);
-  }
-  scf::buildLoopNest(b, loc, lbs, ubs, steps, body);
-}
-
 //===----------------------------------------------------------------------===//
 // tt.print
 //===----------------------------------------------------------------------===//
@@ -238,7 +223,7 @@ struct PrintOpLowering : OpConversionPattern<triton::PrintOp> {
         callPrintf(rewriter, loc, formatString, args);
         continue;
       }
-      forEachIndex(
+      buildLoopsOver(
           rewriter, loc, shape,
           [&](OpBuilder &b, Location loc, ValueRange ivs) {
             ElementAt at(rewriter, b, loc, op);
@@ -393,11 +378,11 @@ struct AssertOpLowering : OpConversionPattern<triton::AssertOp> {
     if (!tensorType) {
       check(rewriter, loc, adaptor.getCondition());
     } else {
-      forEachIndex(rewriter, loc, tensorType.getShape(),
-                   [&](OpBuilder &b, Location loc, ValueRange ivs) {
-                     ElementAt at(rewriter, b, loc, op);
-                     check(b, loc, at.get(op.getCondition(), ivs));
-                   });
+      buildLoopsOver(rewriter, loc, tensorType.getShape(),
+                     [&](OpBuilder &b, Location loc, ValueRange ivs) {
+                       ElementAt at(rewriter, b, loc, op);
+                       check(b, loc, at.get(op.getCondition(), ivs));
+                     });
     }
     rewriter.eraseOp(op);
     return success();

@@ -131,4 +131,8 @@ Value createLoadView(OpBuilder &b, Location loc, Value addr,
                                            /*writable=*/false);
 }
 
+bool isLoadView(Value buffer) {
+  return buffer.getDefiningOp<UnrealizedConversionCastOp>() != nullptr;
+}
+
 } // namespace mlir::spine

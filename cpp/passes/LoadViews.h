@@ -42,6 +42,10 @@ Value createLoadView(OpBuilder &b, Location loc, Value addr,
                      RankedTensorType type, ValueRange strides,
                      MemRefType viewType);
 
+/// Whether `buffer` is a view createLoadView made (memory the kernel was
+/// given, not a buffer it allocated).
+bool isLoadView(Value buffer);
+
 } // namespace mlir::spine
 
 #endif // SPINE_TRITON_PASSES_LOADVIEWS_H

@@ -22,6 +22,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/LoadViews.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -65,7 +66,7 @@ bool diesAt(Value input, Operation *op) {
 /// (a buffer it allocated) is not one.
 bool mayBeView(Value value) {
   if (auto toTensor = value.getDefiningOp<bufferization::ToTensorOp>())
-    return toTensor.getBuffer().getDefiningOp<UnrealizedConversionCastOp>();
+    return isLoadView(toTensor.getBuffer());
   auto ifOp = value.getDefiningOp<scf::IfOp>();
   if (!ifOp)
     return false;
