@@ -8,11 +8,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/MathApproximations.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Math/Transforms/Passes.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/TypeUtilities.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -94,15 +96,18 @@ struct ApproximateMathPass : impl::ApproximateMathBase<ApproximateMathPass> {
         patterns, {"sinh", "cosh", "asinh", "acosh", "atanh"});
     // f32 exp2 through exp, accurately; f64 exp2 stays libm's.
     patterns.add<AccurateExp2>(&getContext());
-    // sin and cos stay libm calls: upstream's approximation reduces the
-    // argument in f32, so its error grows with |x| (3e-4 at 1e4), too much
-    // for e.g. rotary embeddings.
+    // f32 sin, cos and pow are ours (MathApproximations.h): upstream's sin
+    // and cos reduce the argument in f32, so their error grows with |x|
+    // (3e-4 at 1e4), too much for e.g. rotary embeddings.
+    populateSinCosApproximationPatterns(patterns);
+    populatePowApproximationPatterns(patterns);
     // rsqrt's only approximation is x86vector's AVX2 one (for vector<8xf32>):
     // neither portable nor lowered by this pipeline, and its pattern crashes
     // where the x86vector dialect is not loaded. LLVM lowers 1/sqrt itself.
     auto approximated = [](StringRef name) {
       return name != math::SinOp::getOperationName() &&
              name != math::CosOp::getOperationName() &&
+             name != math::PowFOp::getOperationName() &&
              name != math::RsqrtOp::getOperationName();
     };
     populateMathF32ExpansionPatterns(patterns, approximated);

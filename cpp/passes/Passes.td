@@ -175,13 +175,15 @@ def LowerStridedCopies : Pass<"spine-lower-strided-copies"> {
 def ApproximateMath : Pass<"spine-approximate-math"> {
   let summary = "Vectorizable polynomial approximations of math functions";
   let description = [{
-    Rewrites exp, exp2, log, log2, log1p, expm1, tanh, erf, atan, rsqrt and
-    friends on f32 (and on f16/bf16 through f32) into arithmetic, so loops
-    over them vectorize instead of calling libm once per element. f64, sin,
-    cos and pow keep the (accurate) libm calls.
+    Rewrites exp, exp2, log, log2, log1p, expm1, tanh, erf, atan, sin, cos,
+    pow and friends on f32 (and on f16/bf16 through f32) into arithmetic, so
+    loops over them vectorize instead of calling libm once per element. sin
+    and cos branch to libm's f64 functions for arguments beyond 2^36 (and
+    infinities and NaN), so it runs before SCF is lowered. f64 math keeps
+    the (accurate) libm calls.
   }];
   let dependentDialects = ["arith::ArithDialect", "math::MathDialect",
-                           "vector::VectorDialect"];
+                           "scf::SCFDialect", "vector::VectorDialect"];
 }
 
 def AddKernelEntry : Pass<"spine-add-kernel-entry", "ModuleOp"> {

@@ -139,10 +139,11 @@ void buildSpineTritonPipeline(OpPassManager &pm,
     elementLoops.vectorBits = options.vectorBits;
     pm.addNestedPass<func::FuncOp>(createVectorizeElementLoops(elementLoops));
   }
+  // Before SCF is lowered: sin and cos branch to libm for huge arguments.
+  pm.addPass(createApproximateMath());
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());
-  pm.addPass(createApproximateMath());
   pm.addPass(std::make_unique<ExpandArithForLLVMPass>());
   // Math with an LLVM intrinsic first; the rest (tanh, erf, ...) calls libm,
   // one call per lane of a vector: before vector-to-llvm, which lowers the

@@ -1,5 +1,7 @@
 """Math functions: vector polynomial approximations (spine-approximate-math) against torch."""
 
+import re
+
 import pytest
 import torch
 import triton
@@ -110,3 +112,105 @@ def test_exp_is_not_a_libm_call():
     llir = compiled.asm["llir"]
     assert "expf" not in llir and "llvm.exp" not in llir
     torch.testing.assert_close(out, torch.exp(x), rtol=1e-5, atol=1e-6)
+
+
+def _ulps(actual, expected):
+    """Distance in fp32 units in the last place (0 for equal values, NaN with NaN, and +-0)."""
+    a = actual.view(torch.int32).long()
+    e = expected.view(torch.int32).long()
+    # Map the sign-magnitude bit patterns onto one ordered integer line.
+    a = torch.where(a < 0, -(a & 0x7FFFFFFF), a)
+    e = torch.where(e < 0, -(e & 0x7FFFFFFF), e)
+    both_nan = actual.isnan() & expected.isnan()
+    return torch.where(both_nan, 0, (a - e).abs())
+
+
+def _trig_arguments():
+    """Random arguments over every binade up to 3e38, the fp32 values nearest to multiples of pi/2 (where
+    the result is tiny and the argument reduction must not lose it), and the special values."""
+    g = torch.Generator().manual_seed(3)
+    spread = torch.exp2(torch.rand(20000, generator=g, dtype=torch.float64) * 254 - 126)
+    signs = torch.where(torch.rand(20000, generator=g) < 0.5, -1.0, 1.0).double()
+    k = torch.cat([torch.arange(1, 2000), torch.randint(1, 2**40, (2000,), generator=g)]).double()
+    near_multiples = (k * torch.pi / 2).float().double()
+    special = torch.tensor([0.0, -0.0, 1e-45, -1e-45, 2**36, 2**36 * 1.0000001, 3.4e38, -3.4e38])
+    special = torch.cat(
+        [special.double(), torch.tensor([float("inf"), float("-inf"), float("nan")]).double()]
+    )
+    return torch.cat([(spread * signs), near_multiples, -near_multiples, special]).float()
+
+
+@pytest.mark.parametrize("fn", ["sin", "cos"])
+def test_sin_cos_within_one_ulp_everywhere(fn):
+    # Reference: the fp64 function of the fp32 argument, rounded to fp32 (at most half an ulp off).
+    x = _trig_arguments()
+    n = x.numel()
+    out = torch.empty_like(x)
+    unary_kernel[(triton.cdiv(n, 512),)](x, out, n, FN=fn, BLOCK=512)
+    expected = getattr(torch, fn)(x.double()).float()
+    ulps = _ulps(out, expected)
+    assert ulps.max().item() <= 1, (x[ulps.argmax()].item(), out[ulps.argmax()].item())
+
+
+def test_pow_within_one_ulp():
+    g = torch.Generator().manual_seed(4)
+    n = 20000
+    x = torch.exp2(torch.rand(n, generator=g, dtype=torch.float64) * 60 - 30).float()
+    y = ((torch.rand(n, generator=g, dtype=torch.float64) * 2 - 1) * 8).float()
+    # Integral exponents of negative bases, exponents near 1 of bases near 1, results near overflow.
+    x = torch.cat([x, -x[:2000], 1 + torch.randn(1000, generator=g) * 1e-3, torch.full((100,), 2.0)])
+    y = torch.cat(
+        [
+            y,
+            torch.randint(-20, 20, (2000,), generator=g).float(),
+            torch.randn(1000, generator=g) * 1e3,
+            torch.linspace(120, 130, 100),
+        ]
+    )
+    out = torch.empty_like(x)
+    pow_kernel[(triton.cdiv(x.numel(), 256),)](x, y, out, x.numel(), BLOCK=256)
+    expected = torch.pow(x.double(), y.double()).float()
+    ulps = _ulps(out, expected)
+    assert ulps.max().item() <= 1, (
+        x[ulps.argmax()].item(),
+        y[ulps.argmax()].item(),
+        out[ulps.argmax()].item(),
+    )
+
+
+def test_pow_special_cases_follow_c():
+    # Every pair of these: zeros of both signs, +-1, infinities, NaN, odd/even/non-integer exponents,
+    # subnormal and huge bases, huge exponents. torch.pow on fp32 follows C's pow.
+    values = [0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 3.0, -3.0, 2.5, -2.5, 1e-40, -1e-40, 3e38, -3e38]
+    values += [float("inf"), float("-inf"), float("nan"), 2.0**24 + 2, 2.0**25, 1e10, -1e10]
+    v = torch.tensor(values)
+    x = v.repeat_interleave(len(values))
+    y = v.repeat(len(values))
+    out = torch.empty_like(x)
+    pow_kernel[(triton.cdiv(x.numel(), 256),)](x, y, out, x.numel(), BLOCK=256)
+    expected = torch.pow(x, y)
+    torch.testing.assert_close(out, expected, rtol=1.2e-7, atol=0, equal_nan=True)
+    # Signs of zero and infinite results too (a NaN's sign means nothing).
+    numbers = ~expected.isnan()
+    assert torch.equal(out[numbers].signbit(), expected[numbers].signbit())
+
+
+@pytest.mark.parametrize("fn", ["sin", "cos", "pow"])
+def test_sin_cos_pow_are_vector_code(fn):
+    # No fp32 libm call per lane: the only libm function left is the fp64 sin/cos that arguments
+    # beyond 2^36, infinities and NaN branch to.
+    x = torch.rand(256) * 10
+    out = torch.empty_like(x)
+    if fn == "pow":
+        compiled = pow_kernel[(1,)](x, x, out, 256, BLOCK=256)
+    else:
+        compiled = unary_kernel[(1,)](x, out, 256, FN=fn, BLOCK=256)
+    llir = compiled.asm["llir"]
+    assert f"@{fn}f(" not in llir
+    assert all(name.endswith("f64") for name in re.findall(rf"@llvm\.{fn}\.(\w+)\(", llir))
+    if fn == "pow":
+        assert "@llvm.pow." not in llir
+    else:
+        assert f"@llvm.{fn}.v8f64(" in llir  # the branch for huge arguments
+    assert re.search(r"vfmadd\d+pd\s+%ymm", compiled.asm["asm"])  # the fp64 polynomials
+    torch.testing.assert_close(out, torch.pow(x, x) if fn == "pow" else getattr(torch, fn)(x))

@@ -89,6 +89,31 @@ def test_matmul(dtype):
 
 
 @triton.jit
+def trig_pow_kernel(x_ptr, y_ptr, sin_ptr, cos_ptr, pow_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(sin_ptr + offs, tl.sin(x), mask=mask)
+    tl.store(cos_ptr + offs, tl.cos(x), mask=mask)
+    tl.store(pow_ptr + offs, tl.extra.libdevice.pow(tl.abs(x), y), mask=mask)
+
+
+def test_sin_cos_pow_are_rvv_code():
+    # The fp64 polynomials as RVV code, and the libm branch for the huge arguments and NaN at the end.
+    g = torch.Generator().manual_seed(0)
+    x = torch.cat([(torch.rand(500, generator=g) * 2 - 1) * 1e4, torch.tensor([1e20, -3e38, float("nan")])])
+    y = (torch.rand(x.numel(), generator=g) * 2 - 1) * 3
+    s, c, p = (torch.empty_like(x) for _ in range(3))
+    kernel = trig_pow_kernel[(triton.cdiv(x.numel(), 128),)](x, y, s, c, p, x.numel(), BLOCK=128)
+    assert re.search(r"vfmacc\.vf|vfmadd\.vf|vfmacc\.vv|vfmadd\.vv", kernel.asm["asm"])
+    assert "sinf" not in kernel.asm["asm"] and "powf" not in kernel.asm["asm"]
+    torch.testing.assert_close(s, torch.sin(x), rtol=1.2e-7, atol=1e-7, equal_nan=True)
+    torch.testing.assert_close(c, torch.cos(x), rtol=1.2e-7, atol=1e-7, equal_nan=True)
+    torch.testing.assert_close(p, torch.pow(x.abs(), y), rtol=1.2e-7, atol=0, equal_nan=True)
+
+
+@triton.jit
 def layer_norm_kernel(x_ptr, y_ptr, w_ptr, b_ptr, stride, N, eps, BLOCK: tl.constexpr):
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK)

@@ -24,3 +24,78 @@ func.func @exp2_f64(%x: f64) -> f64 {
   %0 = math.exp2 %x : f64
   return %0 : f64
 }
+
+// f32 sin: the argument reduced in f64 by two FMAs with the two parts of
+// pi/2, f64 polynomials, one truncation to f32; a branch to libm's f64 sin
+// only when some lane is beyond 2^36 (or infinite, or NaN).
+// CHECK-LABEL: func.func @sin_f32(
+// CHECK-NOT: math.sin %{{.*}} : vector<8xf32>
+// CHECK: %[[IN:.*]] = arith.cmpf ole, %{{.*}}, %{{.*}} : vector<8xf32>
+// CHECK: %[[X:.*]] = arith.extf %{{.*}} : vector<8xf32> to vector<8xf64>
+// CHECK: %[[K:.*]] = math.roundeven %{{.*}} : vector<8xf64>
+// CHECK: %[[NK:.*]] = arith.negf %[[K]]
+// CHECK: %[[R1:.*]] = math.fma %[[NK]], %{{.*}}, %[[X]] : vector<8xf64>
+// CHECK: math.fma %[[NK]], %{{.*}}, %[[R1]] : vector<8xf64>
+// CHECK: %[[APPROX:.*]] = arith.truncf %{{.*}} : vector<8xf64> to vector<8xf32>
+// CHECK: %[[ANY:.*]] = vector.reduction <or>
+// CHECK: scf.if %[[ANY]] -> (vector<8xf32>) {
+// CHECK:   math.sin %{{.*}} : vector<8xf64>
+// CHECK:   arith.select %[[IN]], %[[APPROX]], %{{.*}} : vector<8xi1>, vector<8xf32>
+// CHECK: } else {
+// CHECK:   scf.yield %[[APPROX]]
+func.func @sin_f32(%x: vector<8xf32>) -> vector<8xf32> {
+  %0 = math.sin %x : vector<8xf32>
+  return %0 : vector<8xf32>
+}
+
+// A scalar cos branches on its own range check (the greedy driver swaps the
+// branches to test it directly).
+// CHECK-LABEL: func.func @cos_f32(
+// CHECK: %[[IN:.*]] = arith.cmpf ole, %{{.*}}, %{{.*}} : f32
+// CHECK-NOT: vector.reduction
+// CHECK: %[[APPROX:.*]] = arith.truncf %{{.*}} : f64 to f32
+// CHECK: scf.if %[[IN]] -> (f32) {
+// CHECK-NEXT: scf.yield %[[APPROX]]
+// CHECK-NEXT: } else {
+// CHECK: math.cos %{{.*}} : f64
+func.func @cos_f32(%x: f32) -> f32 {
+  %0 = math.cos %x : f32
+  return %0 : f32
+}
+
+// f64 sin and cos stay libm's.
+// CHECK-LABEL: func.func @sin_f64(
+// CHECK-NEXT: math.sin %{{.*}} : f64
+// CHECK-NOT: scf.if
+func.func @sin_f64(%x: f64) -> f64 {
+  %0 = math.sin %x : f64
+  return %0 : f64
+}
+
+// f32 pow: exp(y * log|x|) in f64 with no call left; the exponent of |x|
+// and 2^n are integer operations on the f64 bits; C's special cases are
+// selects.
+// CHECK-LABEL: func.func @pow_f32(
+// CHECK-NOT: math.powf
+// CHECK-NOT: math.exp
+// CHECK-NOT: math.log
+// CHECK: arith.bitcast %{{.*}} : vector<8xf64> to vector<8xi64>
+// CHECK: arith.shrui %{{.*}} : vector<8xi64>
+// CHECK: arith.divf %{{.*}} : vector<8xf64>
+// CHECK: arith.minimumf
+// CHECK: math.roundeven %{{.*}} : vector<8xf64>
+// CHECK: arith.shli %{{.*}} : vector<8xi64>
+// CHECK: math.floor %{{.*}} : vector<8xf32>
+// CHECK: %[[R:.*]] = arith.truncf %{{.*}} : vector<8xf64> to vector<8xf32>
+// CHECK-NEXT: return %[[R]]
+func.func @pow_f32(%x: vector<8xf32>, %y: vector<8xf32>) -> vector<8xf32> {
+  %0 = math.powf %x, %y : vector<8xf32>
+  return %0 : vector<8xf32>
+}
+
+// CHECK-LABEL: func.func @pow_f64(
+// CHECK-NEXT: math.powf %{{.*}} : f64
+func.func @pow_f64(%x: f64, %y: f64) -> f64 {
+  %0 = math.powf %x, %y : f64
+  return %0 : f64
+}
