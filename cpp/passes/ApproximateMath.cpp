@@ -94,13 +94,14 @@ struct ApproximateMathPass : impl::ApproximateMathBase<ApproximateMathPass> {
     // integral exponents, which pow defines.
     math::populateExpansionPatterns(
         patterns, {"sinh", "cosh", "asinh", "acosh", "atanh"});
-    // f32 exp2 through exp, accurately; f64 exp2 stays libm's.
+    // f32 exp2 through exp, accurately (f64 exp2 is ExpLogF64.cpp's).
     patterns.add<AccurateExp2>(&getContext());
     // f32 sin, cos and pow are ours (MathApproximations.h): upstream's sin
     // and cos reduce the argument in f32, so their error grows with |x|
     // (3e-4 at 1e4), too much for e.g. rotary embeddings.
     populateSinCosApproximationPatterns(patterns);
     populatePowApproximationPatterns(patterns);
+    populateExpLogF64Patterns(patterns);
     // rsqrt's only approximation is x86vector's AVX2 one (for vector<8xf32>):
     // neither portable nor lowered by this pipeline, and its pattern crashes
     // where the x86vector dialect is not loaded. LLVM lowers 1/sqrt itself.

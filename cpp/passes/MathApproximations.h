@@ -1,10 +1,11 @@
 //===- MathApproximations.h - our vector math functions ---------*- C++ -*-===//
 //
-// Patterns that replace f32 math ops upstream has no accurate approximation
-// for (sin, cos, pow) by vectorizable arithmetic, computed in f64 so that
-// one rounding to f32 at the end is nearly all the error. They run in
-// spine-approximate-math, before SCF is lowered: inputs outside the range the
-// arithmetic is exact for take a branch to libm's f64 function.
+// Patterns that replace math ops upstream has no accurate approximation for
+// by vectorizable arithmetic: f64 exp, exp2, log and log2, and f32 sin, cos
+// and pow, computed in f64 so that one rounding to f32 at the end is nearly
+// all the error. They run in spine-approximate-math, before SCF is lowered:
+// sin and cos arguments outside the range their reduction is exact for take
+// a branch to libm's f64 function.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,6 +48,14 @@ inline Value splatInt(OpBuilder &b, Location loc, Type type, int64_t value) {
 
 /// c[0] + c[1] z + c[2] z^2 + ..., by Horner's rule with FMAs.
 Value polynomial(OpBuilder &b, Location loc, Value z, ArrayRef<double> c);
+
+/// exp and log of f64 values (scalars or vectors), every input included
+/// (ExpLogF64.cpp).
+Value expF64(OpBuilder &b, Location loc, Value x);
+Value logF64(OpBuilder &b, Location loc, Value x);
+
+/// f64 exp, exp2, log and log2 (ExpLogF64.cpp).
+void populateExpLogF64Patterns(RewritePatternSet &patterns);
 
 /// f32 sin and cos (SinCosApproximation.cpp).
 void populateSinCosApproximationPatterns(RewritePatternSet &patterns);

@@ -179,8 +179,9 @@ def ApproximateMath : Pass<"spine-approximate-math"> {
     pow and friends on f32 (and on f16/bf16 through f32) into arithmetic, so
     loops over them vectorize instead of calling libm once per element. sin
     and cos branch to libm's f64 functions for arguments beyond 2^36 (and
-    infinities and NaN), so it runs before SCF is lowered. f64 math keeps
-    the (accurate) libm calls.
+    infinities and NaN), so it runs before SCF is lowered. f64 exp, exp2,
+    log and log2 are polynomials too; other f64 math keeps the (accurate)
+    libm calls.
   }];
   let dependentDialects = ["arith::ArithDialect", "math::MathDialect",
                            "scf::SCFDialect", "vector::VectorDialect"];

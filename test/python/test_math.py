@@ -214,3 +214,84 @@ def test_sin_cos_pow_are_vector_code(fn):
         assert f"@llvm.{fn}.v8f64(" in llir  # the branch for huge arguments
     assert re.search(r"vfmadd\d+pd\s+%ymm", compiled.asm["asm"])  # the fp64 polynomials
     torch.testing.assert_close(out, torch.pow(x, x) if fn == "pow" else getattr(torch, fn)(x))
+
+
+@triton.jit
+def unary_f64_kernel(x_ptr, out_ptr, n, FN: tl.constexpr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=1.0)
+    if FN == "exp":
+        y = tl.exp(x)
+    elif FN == "exp2":
+        y = tl.exp2(x)
+    elif FN == "log":
+        y = tl.log(x)
+    elif FN == "sigmoid":
+        y = tl.sigmoid(x)
+    else:
+        y = tl.log2(x)
+    tl.store(out_ptr + offs, y, mask=mask)
+
+
+def _ulps_f64(actual, expected):
+    a = actual.view(torch.int64)
+    e = expected.view(torch.int64)
+    a = torch.where(a < 0, -(a & 0x7FFFFFFFFFFFFFFF), a)
+    e = torch.where(e < 0, -(e & 0x7FFFFFFFFFFFFFFF), e)
+    both_nan = actual.isnan() & expected.isnan()
+    return torch.where(both_nan, 0, (a - e).abs())
+
+
+def _f64_arguments(fn):
+    g = torch.Generator().manual_seed(5)
+    specials = [0.0, -0.0, 1.0, -1.0, float("inf"), float("-inf"), float("nan")]
+    if fn in ("log", "log2"):
+        # Every binade, subnormals included, values next to 1, exact powers of two, negatives.
+        x = torch.exp2(torch.rand(20000, generator=g, dtype=torch.float64) * 2098 - 1074)
+        near_one = 1 + (torch.rand(2000, generator=g, dtype=torch.float64) * 2 - 1) * 1e-6
+        powers = torch.exp2(torch.arange(-1074, 1024, dtype=torch.float64))
+        x = torch.cat([x, near_one, powers, -x[:10], torch.tensor(specials + [5e-324], dtype=torch.float64)])
+    elif fn == "sigmoid":
+        x = torch.randn(20000, generator=g, dtype=torch.float64) * 20
+        x = torch.cat([x, torch.tensor(specials + [800.0, -800.0], dtype=torch.float64)])
+    else:
+        # Overflow and underflow (subnormal results) ends, integers for exp2.
+        lo, hi = (-1080, 1030) if fn == "exp2" else (-750, 712)
+        x = torch.rand(20000, generator=g, dtype=torch.float64) * (hi - lo) + lo
+        small = (torch.rand(2000, generator=g, dtype=torch.float64) * 2 - 1) * 1e-6
+        x = torch.cat(
+            [x, small, torch.arange(lo, hi, dtype=torch.float64), torch.tensor(specials, dtype=torch.float64)]
+        )
+    return x
+
+
+@pytest.mark.parametrize("fn", ["exp", "exp2", "log", "log2", "sigmoid"])
+def test_f64_math_within_two_ulp(fn):
+    x = _f64_arguments(fn)
+    out = torch.empty_like(x)
+    unary_f64_kernel[(triton.cdiv(x.numel(), 512),)](x, out, x.numel(), FN=fn, BLOCK=512)
+    expected = getattr(torch, fn)(x)
+    ulps = _ulps_f64(out, expected)
+    assert ulps.max().item() <= 2, (
+        x[ulps.argmax()].item(),
+        out[ulps.argmax()].item(),
+        expected[ulps.argmax()].item(),
+    )
+    if fn == "exp2":  # exact at integers, as 2^n is
+        integers = x == x.round()
+        assert torch.equal(out[integers], expected[integers])
+    if fn == "log2":  # exact at powers of two
+        powers = (x > 0) & (x.frexp().mantissa == 0.5)
+        assert torch.equal(out[powers], expected[powers])
+
+
+@pytest.mark.parametrize("fn", ["exp", "exp2", "log", "log2"])
+def test_f64_math_is_vector_code(fn):
+    x = torch.rand(256, dtype=torch.float64) + 0.5
+    out = torch.empty_like(x)
+    compiled = unary_f64_kernel[(1,)](x, out, 256, FN=fn, BLOCK=256)
+    llir = compiled.asm["llir"]
+    assert f"@llvm.{fn}." not in llir and f"@{fn}(" not in llir
+    assert re.search(r"vfmadd\d+pd\s+%ymm", compiled.asm["asm"])
+    torch.testing.assert_close(out, getattr(torch, fn)(x))

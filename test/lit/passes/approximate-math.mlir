@@ -17,12 +17,37 @@ func.func @exp2_f32(%x: vector<8xf32>) -> vector<8xf32> {
   return %0 : vector<8xf32>
 }
 
-// f64 exp2 stays for LLVM's exp2 (libm, correctly rounded in practice).
+// f64 exp2: n = roundeven(x) and f = x - n exact, exp(f ln2) by a
+// polynomial, and 2^n applied in two halves built from exponent bits.
 // CHECK-LABEL: func.func @exp2_f64(
-// CHECK: math.exp2 %{{.*}} : f64
+// CHECK-NOT: math.exp2
+// CHECK: %[[N:.*]] = math.roundeven %{{.*}} : f64
+// CHECK: arith.subf %{{.*}}, %[[N]] : f64
+// CHECK: math.floor
+// CHECK: arith.shli %{{.*}} : i64
+// CHECK: arith.shli %{{.*}} : i64
+// CHECK-NOT: math.exp
+// CHECK: return
 func.func @exp2_f64(%x: f64) -> f64 {
   %0 = math.exp2 %x : f64
   return %0 : f64
+}
+
+// f64 exp and log on vectors: no math op left for libm.
+// CHECK-LABEL: func.func @exp_log_f64(
+// CHECK-NOT: math.exp
+// CHECK-NOT: math.log
+// CHECK: math.roundeven %{{.*}} : vector<4xf64>
+// CHECK: arith.shrui %{{.*}} : vector<4xi64>
+// CHECK: arith.divf %{{.*}} : vector<4xf64>
+// CHECK-NOT: math.exp
+// CHECK-NOT: math.log
+// CHECK: return
+func.func @exp_log_f64(%x: vector<4xf64>) -> (vector<4xf64>, vector<4xf64>, vector<4xf64>) {
+  %0 = math.exp %x : vector<4xf64>
+  %1 = math.log %x : vector<4xf64>
+  %2 = math.log2 %x : vector<4xf64>
+  return %0, %1, %2 : vector<4xf64>, vector<4xf64>, vector<4xf64>
 }
 
 // f32 sin: the argument reduced in f64 by two FMAs with the two parts of
