@@ -1,8 +1,8 @@
 //===- ElementwiseBuilder.h - arith/math on one shape ----------*- C++ -*-===//
 //
 // Expressions written out of arith and math ops (float conversions, special
-// functions) work on a scalar or on a ranked tensor alike: every operand has
-// one shape, and constants are splats of it.
+// functions, math approximations) work on a scalar, a ranked tensor or a
+// vector alike: every operand has one shape, and constants are splats of it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,7 +17,7 @@
 namespace mlir::spine {
 
 /// Builds elementwise arith/math ops on values shaped like `shape` (a scalar
-/// type or a ranked tensor type); element types may differ.
+/// type, a ranked tensor or a vector type); element types may differ.
 class ElementwiseBuilder {
 public:
   ElementwiseBuilder(OpBuilder &b, Location loc, Type shape)
@@ -61,6 +61,15 @@ public:
     return math::FmaOp::create(b, loc, x, y, z);
   }
   Value abs(Value x) { return math::AbsFOp::create(b, loc, x); }
+  Value floor(Value x) { return math::FloorOp::create(b, loc, x); }
+  Value roundeven(Value x) { return math::RoundEvenOp::create(b, loc, x); }
+  /// NaN-propagating minimum and maximum.
+  Value minimum(Value x, Value y) {
+    return arith::MinimumFOp::create(b, loc, x, y);
+  }
+  Value maximum(Value x, Value y) {
+    return arith::MaximumFOp::create(b, loc, x, y);
+  }
   Value sqrt(Value x) { return math::SqrtOp::create(b, loc, x); }
   Value exp(Value x) { return math::ExpOp::create(b, loc, x); }
   Value log(Value x) { return math::LogOp::create(b, loc, x); }

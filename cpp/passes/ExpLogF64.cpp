@@ -36,204 +36,139 @@ constexpr int64_t kOneBits = 0x3FF0000000000000;
 constexpr int64_t kTwo52Bits = 0x4330000000000000;
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-Value f64Constant(OpBuilder &b, Location loc, Value like, double v) {
-  return splatFloat(b, loc, like.getType(), v);
-}
+constexpr arith::CmpFPredicate kOLT = arith::CmpFPredicate::OLT;
 
 /// 2^k for integral f64 k in [-1022, 1023]: k + bias lands in the low bits
 /// of 2^52 + k + bias and moves to the exponent field. (NaN's garbage only
 /// ever scales a NaN.)
-Value powerOfTwo(OpBuilder &b, Location loc, Value k) {
-  Type bits = withElementType(k.getType(), b.getI64Type());
-  Value biased = arith::BitcastOp::create(
-      b, loc, bits,
-      arith::AddFOp::create(b, loc, k,
-                            f64Constant(b, loc, k, kTwo52 + kExponentBias)));
-  return arith::BitcastOp::create(
-      b, loc, k.getType(),
-      arith::ShLIOp::create(b, loc, biased, splatInt(b, loc, bits, 52)));
+Value powerOfTwo(ElementwiseBuilder &e, Value k) {
+  Type i64 = e.b.getI64Type();
+  Value biased = e.bitcast(e.add(k, e.fLike(k, kTwo52 + kExponentBias)), i64);
+  return e.bitcast(e.shl(biased, e.i(i64, 52)), e.b.getF64Type());
 }
 
 /// exp(r) for |r| <= ln2 / 2 (a little more does no harm).
-Value expOfReduced(OpBuilder &b, Location loc, Value r) {
-  return polynomial(b, loc, r,
-                    {1.0, 1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720,
-                     1.0 / 5040, 1.0 / 40320, 1.0 / 362880, 1.0 / 3628800,
-                     1.0 / 39916800, 1.0 / 479001600, 1.0 / 6227020800.0});
+Value expOfReduced(ElementwiseBuilder &e, Value r) {
+  return e.polynomial(r, {1.0, 1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120,
+                          1.0 / 720, 1.0 / 5040, 1.0 / 40320, 1.0 / 362880,
+                          1.0 / 3628800, 1.0 / 39916800, 1.0 / 479001600,
+                          1.0 / 6227020800.0});
 }
 
 /// p 2^n for integral n in [-2044, 2046], in two halves that are normal
 /// powers of two, so the product rounds once.
-Value scaleByPowerOfTwo(OpBuilder &b, Location loc, Value p, Value n) {
-  Value half = math::FloorOp::create(
-      b, loc, arith::MulFOp::create(b, loc, n, f64Constant(b, loc, n, 0.5)));
-  Value rest = arith::SubFOp::create(b, loc, n, half);
-  return arith::MulFOp::create(
-      b, loc, arith::MulFOp::create(b, loc, p, powerOfTwo(b, loc, half)),
-      powerOfTwo(b, loc, rest));
+Value scaleByPowerOfTwo(ElementwiseBuilder &e, Value p, Value n) {
+  Value half = e.floor(e.mul(n, e.fLike(n, 0.5)));
+  return e.mul(e.mul(p, powerOfTwo(e, half)), powerOfTwo(e, e.sub(n, half)));
 }
 
 /// x clamped to [lo, hi], NaN staying NaN.
-Value clamp(OpBuilder &b, Location loc, Value x, double lo, double hi) {
-  return arith::MinimumFOp::create(
-      b, loc, arith::MaximumFOp::create(b, loc, x, f64Constant(b, loc, x, lo)),
-      f64Constant(b, loc, x, hi));
+Value clamp(ElementwiseBuilder &e, Value x, double lo, double hi) {
+  return e.minimum(e.maximum(x, e.fLike(x, lo)), e.fLike(x, hi));
 }
 
 /// log x split as e and log m (x = m 2^e, m in [sqrt(1/2), sqrt(2))), for
 /// finite x > 0; anything for other x.
-std::pair<Value, Value> logParts(OpBuilder &b, Location loc, Value x) {
-  auto c = [&](double v) { return f64Constant(b, loc, x, v); };
-  Type bits = withElementType(x.getType(), b.getI64Type());
-  auto i64 = [&](int64_t v) { return splatInt(b, loc, bits, v); };
-  Value subnormal =
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OLT, x, c(0x1p-1022));
-  x = arith::SelectOp::create(b, loc, subnormal,
-                              arith::MulFOp::create(b, loc, x, c(0x1p54)), x);
-  Value xBits = arith::BitcastOp::create(b, loc, bits, x);
+std::pair<Value, Value> logParts(ElementwiseBuilder &e, Value x) {
+  Type f64 = e.b.getF64Type(), i64 = e.b.getI64Type();
+  auto c = [&](double v) { return e.f(f64, v); };
+  Value subnormal = e.cmpf(kOLT, x, c(0x1p-1022));
+  x = e.select(subnormal, e.mul(x, c(0x1p54)), x);
+  Value bits = e.bitcast(x, i64);
   // The biased exponent field as f64: (2^52 + field) - (2^52 + bias).
-  Value field = arith::ShRUIOp::create(b, loc, xBits, i64(52));
-  Value e = arith::SubFOp::create(
-      b, loc,
-      arith::BitcastOp::create(
-          b, loc, x.getType(),
-          arith::OrIOp::create(b, loc, field, i64(kTwo52Bits))),
-      c(kTwo52 + kExponentBias));
-  e = arith::SelectOp::create(b, loc, subnormal,
-                              arith::SubFOp::create(b, loc, e, c(54)), e);
-  Value m = arith::BitcastOp::create(
-      b, loc, x.getType(),
-      arith::OrIOp::create(
-          b, loc, arith::AndIOp::create(b, loc, xBits, i64(kMantissaMask)),
-          i64(kOneBits)));
-  Value big =
-      arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGT, m, c(M_SQRT2));
-  m = arith::SelectOp::create(b, loc, big,
-                              arith::MulFOp::create(b, loc, m, c(0.5)), m);
-  e = arith::SelectOp::create(b, loc, big,
-                              arith::AddFOp::create(b, loc, e, c(1.0)), e);
-  Value s =
-      arith::DivFOp::create(b, loc, arith::SubFOp::create(b, loc, m, c(1.0)),
-                            arith::AddFOp::create(b, loc, m, c(1.0)));
-  Value twoS = arith::AddFOp::create(b, loc, s, s);
-  Value s2 = arith::MulFOp::create(b, loc, s, s);
-  Value logM = math::FmaOp::create(
-      b, loc, arith::MulFOp::create(b, loc, twoS, s2),
-      polynomial(b, loc, s2,
-                 {1.0 / 3, 1.0 / 5, 1.0 / 7, 1.0 / 9, 1.0 / 11, 1.0 / 13,
-                  1.0 / 15, 1.0 / 17, 1.0 / 19, 1.0 / 21}),
+  Value field = e.shr(bits, e.i(i64, 52));
+  Value exponent = e.sub(e.bitcast(e.ori(field, e.i(i64, kTwo52Bits)), f64),
+                         c(kTwo52 + kExponentBias));
+  exponent = e.select(subnormal, e.sub(exponent, c(54)), exponent);
+  Value m = e.bitcast(
+      e.ori(e.andi(bits, e.i(i64, kMantissaMask)), e.i(i64, kOneBits)), f64);
+  Value big = e.cmpf(arith::CmpFPredicate::OGT, m, c(M_SQRT2));
+  m = e.select(big, e.mul(m, c(0.5)), m);
+  exponent = e.select(big, e.add(exponent, c(1.0)), exponent);
+  Value s = e.div(e.sub(m, c(1.0)), e.add(m, c(1.0)));
+  Value twoS = e.add(s, s);
+  Value s2 = e.mul(s, s);
+  Value logM = e.fma(
+      e.mul(twoS, s2),
+      e.polynomial(s2, {1.0 / 3, 1.0 / 5, 1.0 / 7, 1.0 / 9, 1.0 / 11, 1.0 / 13,
+                        1.0 / 15, 1.0 / 17, 1.0 / 19, 1.0 / 21}),
       twoS);
-  return {e, logM};
+  return {exponent, logM};
 }
 
 /// `finite` (the result for finite x > 0) where x is, else log's value at
 /// 0 (-inf), below 0 (NaN), at infinity and NaN (x itself).
-Value logSpecialCases(OpBuilder &b, Location loc, Value x, Value finite) {
-  auto c = [&](double v) { return f64Constant(b, loc, x, v); };
-  auto cmp = [&](arith::CmpFPredicate p, Value l, Value r) {
-    return arith::CmpFOp::create(b, loc, p, l, r).getResult();
-  };
-  Value special = arith::SelectOp::create(
-      b, loc, cmp(arith::CmpFPredicate::OEQ, x, c(0.0)), c(-kInf),
-      arith::SelectOp::create(b, loc, cmp(arith::CmpFPredicate::OLT, x, c(0.0)),
-                              c(std::numeric_limits<double>::quiet_NaN()), x));
-  Value regular =
-      arith::AndIOp::create(b, loc, cmp(arith::CmpFPredicate::OGT, x, c(0.0)),
-                            cmp(arith::CmpFPredicate::OLT, x, c(kInf)));
-  return arith::SelectOp::create(b, loc, regular, finite, special);
+Value logSpecialCases(ElementwiseBuilder &e, Value x, Value finite) {
+  auto c = [&](double v) { return e.fLike(x, v); };
+  Value special =
+      e.select(e.cmpf(arith::CmpFPredicate::OEQ, x, c(0.0)), c(-kInf),
+               e.select(e.cmpf(kOLT, x, c(0.0)),
+                        c(std::numeric_limits<double>::quiet_NaN()), x));
+  Value regular = e.andb(e.cmpf(arith::CmpFPredicate::OGT, x, c(0.0)),
+                         e.cmpf(kOLT, x, c(kInf)));
+  return e.select(regular, finite, special);
 }
 
-bool isF64(Type type) { return getElementTypeOrSelf(type).isF64(); }
+/// Rewrites f64 `Op` by `compute(builder, operand)`.
+template <typename Op> struct F64Function : OpRewritePattern<Op> {
+  using Compute = Value (*)(ElementwiseBuilder &, Value);
+  F64Function(MLIRContext *context, Compute compute)
+      : OpRewritePattern<Op>(context), compute(compute) {}
 
-struct ExpF64 : OpRewritePattern<math::ExpOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(math::ExpOp op,
+  LogicalResult matchAndRewrite(Op op,
                                 PatternRewriter &rewriter) const override {
-    if (!isF64(op.getType()))
+    if (!getElementTypeOrSelf(op.getType()).isF64())
       return failure();
-    rewriter.replaceOp(op, expF64(rewriter, op.getLoc(), op.getOperand()));
+    ElementwiseBuilder e(rewriter, op.getLoc(), op.getType());
+    rewriter.replaceOp(op, compute(e, op.getOperand()));
     return success();
   }
+
+  Compute compute;
 };
 
-struct Exp2F64 : OpRewritePattern<math::Exp2Op> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(math::Exp2Op op,
-                                PatternRewriter &rewriter) const override {
-    if (!isF64(op.getType()))
-      return failure();
-    OpBuilder &b = rewriter;
-    Location loc = op.getLoc();
-    // 2^x = 2^n exp(f ln2), n = roundeven(x), f = x - n exact.
-    Value x = clamp(b, loc, op.getOperand(), -1100, 1100);
-    Value n = math::RoundEvenOp::create(b, loc, x);
-    Value f = arith::SubFOp::create(b, loc, x, n);
-    Value r = math::FmaOp::create(
-        b, loc, f, f64Constant(b, loc, x, kLn2Hi),
-        arith::MulFOp::create(b, loc, f, f64Constant(b, loc, x, kLn2Lo)));
-    rewriter.replaceOp(op,
-                       scaleByPowerOfTwo(b, loc, expOfReduced(b, loc, r), n));
-    return success();
-  }
-};
+/// 2^x = 2^n exp(f ln2), n = roundeven(x), f = x - n exact.
+Value exp2F64(ElementwiseBuilder &e, Value x) {
+  x = clamp(e, x, -1100, 1100);
+  Value n = e.roundeven(x);
+  Value f = e.sub(x, n);
+  Value r = e.fma(f, e.fLike(x, kLn2Hi), e.mul(f, e.fLike(x, kLn2Lo)));
+  return scaleByPowerOfTwo(e, expOfReduced(e, r), n);
+}
 
-struct LogF64 : OpRewritePattern<math::LogOp> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(math::LogOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!isF64(op.getType()))
-      return failure();
-    rewriter.replaceOp(op, logF64(rewriter, op.getLoc(), op.getOperand()));
-    return success();
-  }
-};
-
-struct Log2F64 : OpRewritePattern<math::Log2Op> {
-  using OpRewritePattern::OpRewritePattern;
-  LogicalResult matchAndRewrite(math::Log2Op op,
-                                PatternRewriter &rewriter) const override {
-    if (!isF64(op.getType()))
-      return failure();
-    OpBuilder &b = rewriter;
-    Location loc = op.getLoc();
-    Value x = op.getOperand();
-    // e + log(m) / ln2: exact for powers of two, where log m = 0.
-    auto [e, logM] = logParts(b, loc, x);
-    Value scaled = math::FmaOp::create(
-        b, loc, logM, f64Constant(b, loc, x, kInvLn2Hi),
-        arith::MulFOp::create(b, loc, logM, f64Constant(b, loc, x, kInvLn2Lo)));
-    rewriter.replaceOp(
-        op,
-        logSpecialCases(b, loc, x, arith::AddFOp::create(b, loc, e, scaled)));
-    return success();
-  }
-};
+/// e + log(m) / ln2: exact for powers of two, where log m = 0.
+Value log2F64(ElementwiseBuilder &e, Value x) {
+  auto [exponent, logM] = logParts(e, x);
+  Value scaled =
+      e.fma(logM, e.fLike(x, kInvLn2Hi), e.mul(logM, e.fLike(x, kInvLn2Lo)));
+  return logSpecialCases(e, x, e.add(exponent, scaled));
+}
 
 } // namespace
 
-Value expF64(OpBuilder &b, Location loc, Value x) {
+Value expF64(ElementwiseBuilder &e, Value x) {
   // Beyond these every result is 0 or infinity.
-  x = clamp(b, loc, x, -760, 720);
-  Value n = math::RoundEvenOp::create(
-      b, loc,
-      arith::MulFOp::create(b, loc, x, f64Constant(b, loc, x, kInvLn2Hi)));
-  Value minusN = arith::NegFOp::create(b, loc, n);
+  x = clamp(e, x, -760, 720);
+  Value n = e.roundeven(e.mul(x, e.fLike(x, kInvLn2Hi)));
+  Value minusN = e.neg(n);
   Value r =
-      math::FmaOp::create(b, loc, minusN, f64Constant(b, loc, x, kLn2Hi), x);
-  r = math::FmaOp::create(b, loc, minusN, f64Constant(b, loc, x, kLn2Lo), r);
-  return scaleByPowerOfTwo(b, loc, expOfReduced(b, loc, r), n);
+      e.fma(minusN, e.fLike(x, kLn2Lo), e.fma(minusN, e.fLike(x, kLn2Hi), x));
+  return scaleByPowerOfTwo(e, expOfReduced(e, r), n);
 }
 
-Value logF64(OpBuilder &b, Location loc, Value x) {
-  auto [e, logM] = logParts(b, loc, x);
-  Value finite = math::FmaOp::create(
-      b, loc, e, f64Constant(b, loc, x, kLn2Hi),
-      math::FmaOp::create(b, loc, e, f64Constant(b, loc, x, kLn2Lo), logM));
-  return logSpecialCases(b, loc, x, finite);
+Value logF64(ElementwiseBuilder &e, Value x) {
+  auto [exponent, logM] = logParts(e, x);
+  Value finite = e.fma(exponent, e.fLike(x, kLn2Hi),
+                       e.fma(exponent, e.fLike(x, kLn2Lo), logM));
+  return logSpecialCases(e, x, finite);
 }
 
 void populateExpLogF64Patterns(RewritePatternSet &patterns) {
-  patterns.add<ExpF64, Exp2F64, LogF64, Log2F64>(patterns.getContext());
+  MLIRContext *context = patterns.getContext();
+  patterns.add<F64Function<math::ExpOp>>(context, expF64);
+  patterns.add<F64Function<math::Exp2Op>>(context, exp2F64);
+  patterns.add<F64Function<math::LogOp>>(context, logF64);
+  patterns.add<F64Function<math::Log2Op>>(context, log2F64);
 }
 
 } // namespace mlir::spine

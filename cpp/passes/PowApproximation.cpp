@@ -29,62 +29,41 @@ struct PowInF64 : OpRewritePattern<math::PowFOp> {
     Type type = op.getType();
     if (!getElementTypeOrSelf(type).isF32())
       return failure();
-    Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
-    Type wide = withElementType(type, b.getF64Type());
-    Type narrowBits = withElementType(type, b.getI32Type());
-    auto f64 = [&](double v) { return splatFloat(b, loc, wide, v); };
+    ElementwiseBuilder e(rewriter, op.getLoc(), type);
+    Type f32 = rewriter.getF32Type(), f64 = rewriter.getF64Type();
+    auto c = [&](double v) { return e.f(f32, v); };
     auto cmp = [&](arith::CmpFPredicate predicate, Value l, Value r) {
-      return arith::CmpFOp::create(b, loc, predicate, l, r).getResult();
-    };
-    auto select = [&](Value c, Value t, Value f) {
-      return arith::SelectOp::create(b, loc, c, t, f).getResult();
+      return e.cmpf(predicate, l, r);
     };
     double inf = std::numeric_limits<double>::infinity();
     Value x = op.getLhs(), y = op.getRhs();
 
     // |x|^y = exp(y log|x|): log|x| is -inf at 0 and inf at infinity, and
     // exp takes the infinite products to 0 and infinity.
-    Value absX = math::AbsFOp::create(b, loc, x);
-    Value logAx = logF64(b, loc, arith::ExtFOp::create(b, loc, wide, absX));
+    Value absX = e.abs(x);
     Value result =
-        expF64(b, loc,
-               arith::MulFOp::create(
-                   b, loc, arith::ExtFOp::create(b, loc, wide, y), logAx));
+        expF64(e, e.mul(e.extf(y, f64), logF64(e, e.extf(absX, f64))));
 
     // Signs and C's special cases, decided on the f32 operands.
-    auto f32 = [&](double v) { return splatFloat(b, loc, type, v); };
-    Value yIsInteger =
-        cmp(arith::CmpFPredicate::OEQ, math::FloorOp::create(b, loc, y), y);
-    Value halfY = arith::MulFOp::create(b, loc, y, f32(0.5));
-    Value yIsOdd =
-        arith::AndIOp::create(b, loc, yIsInteger,
-                              cmp(arith::CmpFPredicate::UNE,
-                                  math::FloorOp::create(b, loc, halfY), halfY));
+    Value yIsInteger = cmp(arith::CmpFPredicate::OEQ, e.floor(y), y);
+    Value halfY = e.mul(y, c(0.5));
+    Value yIsOdd = e.andb(
+        yIsInteger, cmp(arith::CmpFPredicate::UNE, e.floor(halfY), halfY));
+    Type i32 = rewriter.getI32Type();
     Value xSignBit =
-        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::slt,
-                              arith::BitcastOp::create(b, loc, narrowBits, x),
-                              splatInt(b, loc, narrowBits, 0));
-    result = select(arith::AndIOp::create(b, loc, xSignBit, yIsOdd),
-                    arith::NegFOp::create(b, loc, result), result);
-    Value negativeFinite = arith::AndIOp::create(
-        b, loc, cmp(arith::CmpFPredicate::OLT, x, f32(0.0)),
-        cmp(arith::CmpFPredicate::OLT, absX, f32(inf)));
-    Value notInteger = arith::XOrIOp::create(
-        b, loc, yIsInteger,
-        splatInt(b, loc, withElementType(type, b.getI1Type()), 1));
-    result = select(arith::AndIOp::create(b, loc, negativeFinite, notInteger),
-                    f64(std::numeric_limits<double>::quiet_NaN()), result);
-    Value one = arith::OrIOp::create(
-        b, loc,
-        arith::OrIOp::create(b, loc, cmp(arith::CmpFPredicate::OEQ, y, f32(0)),
-                             cmp(arith::CmpFPredicate::OEQ, x, f32(1))),
-        arith::AndIOp::create(b, loc,
-                              cmp(arith::CmpFPredicate::OEQ, absX, f32(1)),
-                              cmp(arith::CmpFPredicate::OEQ,
-                                  math::AbsFOp::create(b, loc, y), f32(inf))));
-    result = select(one, f64(1.0), result);
-    rewriter.replaceOpWithNewOp<arith::TruncFOp>(op, type, result);
+        e.cmpi(arith::CmpIPredicate::slt, e.bitcast(x, i32), e.i(i32, 0));
+    result = e.select(e.andb(xSignBit, yIsOdd), e.neg(result), result);
+    Value negativeFinite = e.andb(cmp(arith::CmpFPredicate::OLT, x, c(0.0)),
+                                  cmp(arith::CmpFPredicate::OLT, absX, c(inf)));
+    Value notInteger = e.xori(yIsInteger, e.i(rewriter.getI1Type(), 1));
+    result =
+        e.select(e.andb(negativeFinite, notInteger),
+                 e.f(f64, std::numeric_limits<double>::quiet_NaN()), result);
+    Value one = e.orb(e.orb(cmp(arith::CmpFPredicate::OEQ, y, c(0)),
+                            cmp(arith::CmpFPredicate::OEQ, x, c(1))),
+                      e.andb(cmp(arith::CmpFPredicate::OEQ, absX, c(1)),
+                             cmp(arith::CmpFPredicate::OEQ, e.abs(y), c(inf))));
+    rewriter.replaceOp(op, e.truncf(e.select(one, e.f(f64, 1.0), result), f32));
     return success();
   }
 };

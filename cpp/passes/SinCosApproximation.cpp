@@ -44,79 +44,53 @@ struct SinCosInF64 : OpRewritePattern<OpTy> {
     Type type = op.getType();
     if (!getElementTypeOrSelf(type).isF32())
       return failure();
-    Location loc = op.getLoc();
-    OpBuilder &b = rewriter;
-    Type wide = withElementType(type, b.getF64Type());
-    Type bools = withElementType(type, b.getI1Type());
-    auto f64 = [&](double v) { return splatFloat(b, loc, wide, v); };
+    ElementwiseBuilder e(rewriter, op.getLoc(), type);
+    Type f32 = rewriter.getF32Type(), f64 = rewriter.getF64Type();
+    auto c = [&](double v) { return e.f(f64, v); };
     Value x = op.getOperand();
 
     // Lanes out of range (and NaN) compute on 0 and are replaced below.
-    Value inRange = arith::CmpFOp::create(
-        b, loc, arith::CmpFPredicate::OLE, math::AbsFOp::create(b, loc, x),
-        splatFloat(b, loc, type, kLargestReduced));
-    Value safe = arith::SelectOp::create(b, loc, inRange, x,
-                                         splatFloat(b, loc, type, 0.0));
-    Value xd = arith::ExtFOp::create(b, loc, wide, safe);
-    Value k = math::RoundEvenOp::create(
-        b, loc, arith::MulFOp::create(b, loc, xd, f64(kTwoOverPi)));
-    Value minusK = arith::NegFOp::create(b, loc, k);
-    Value r = math::FmaOp::create(b, loc, minusK, f64(kHalfPi1), xd);
-    r = math::FmaOp::create(b, loc, minusK, f64(kHalfPi2), r);
-    Value r2 = arith::MulFOp::create(b, loc, r, r);
+    Value inRange =
+        e.cmpf(arith::CmpFPredicate::OLE, e.abs(x), e.f(f32, kLargestReduced));
+    Value xd = e.extf(e.select(inRange, x, e.f(f32, 0.0)), f64);
+    Value k = e.roundeven(e.mul(xd, c(kTwoOverPi)));
+    Value minusK = e.neg(k);
+    Value r = e.fma(minusK, c(kHalfPi2), e.fma(minusK, c(kHalfPi1), xd));
+    Value r2 = e.mul(r, r);
     // sin r = r + r^3 (-1/3! + r^2/5! - ...), cos r = 1 + r^2 (-1/2! + ...).
-    Value sinR =
-        math::FmaOp::create(b, loc, arith::MulFOp::create(b, loc, r, r2),
-                            polynomial(b, loc, r2,
-                                       {-1.0 / 6, 1.0 / 120, -1.0 / 5040,
-                                        1.0 / 362880, -1.0 / 39916800}),
-                            r);
-    Value cosR = math::FmaOp::create(
-        b, loc, r2,
-        polynomial(b, loc, r2,
-                   {-1.0 / 2, 1.0 / 24, -1.0 / 720, 1.0 / 40320, -1.0 / 3628800,
-                    1.0 / 479001600}),
-        f64(1.0));
+    Value sinR = e.fma(e.mul(r, r2),
+                       e.polynomial(r2, {-1.0 / 6, 1.0 / 120, -1.0 / 5040,
+                                         1.0 / 362880, -1.0 / 39916800}),
+                       r);
+    Value cosR =
+        e.fma(r2,
+              e.polynomial(r2, {-1.0 / 2, 1.0 / 24, -1.0 / 720, 1.0 / 40320,
+                                -1.0 / 3628800, 1.0 / 479001600}),
+              c(1.0));
 
     // Quadrant q = k mod 4, exactly in f64: sin x = (s, c, -s, -c)[q] and
     // cos x = (c, -s, -c, s)[q].
-    Value q = arith::SubFOp::create(
-        b, loc, k,
-        arith::MulFOp::create(
-            b, loc, f64(4.0),
-            math::FloorOp::create(
-                b, loc, arith::MulFOp::create(b, loc, k, f64(0.25)))));
-    auto quadrantIs = [&](double v) {
-      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, q, f64(v))
-          .getResult();
-    };
-    Value odd = arith::OrIOp::create(b, loc, quadrantIs(1), quadrantIs(3));
-    Value upper =
-        arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, q, f64(2.0));
-    Value value = isSine ? arith::SelectOp::create(b, loc, odd, cosR, sinR)
-                         : arith::SelectOp::create(b, loc, odd, sinR, cosR);
-    Value negate =
-        isSine ? upper : arith::XOrIOp::create(b, loc, odd, upper).getResult();
-    value = arith::SelectOp::create(
-        b, loc, negate, arith::NegFOp::create(b, loc, value), value);
-    Value approx = arith::TruncFOp::create(b, loc, type, value);
+    Value q = e.sub(k, e.mul(c(4.0), e.floor(e.mul(k, c(0.25)))));
+    Value odd = e.orb(e.cmpf(arith::CmpFPredicate::OEQ, q, c(1.0)),
+                      e.cmpf(arith::CmpFPredicate::OEQ, q, c(3.0)));
+    Value upper = e.cmpf(arith::CmpFPredicate::OGE, q, c(2.0));
+    Value value =
+        isSine ? e.select(odd, cosR, sinR) : e.select(odd, sinR, cosR);
+    Value negate = isSine ? upper : e.xori(odd, upper);
+    Value approx = e.truncf(e.select(negate, e.neg(value), value), f32);
 
-    Value outOfRange =
-        arith::XOrIOp::create(b, loc, inRange, splatInt(b, loc, bools, 1));
+    Value outOfRange = e.xori(inRange, e.i(rewriter.getI1Type(), 1));
     Value any = outOfRange;
     if (isa<VectorType>(type))
-      any = vector::ReductionOp::create(b, loc, vector::CombiningKind::OR,
-                                        outOfRange);
+      any = vector::ReductionOp::create(rewriter, op.getLoc(),
+                                        vector::CombiningKind::OR, outOfRange);
     auto exact = scf::IfOp::create(
-        b, loc, any,
+        rewriter, op.getLoc(), any,
         [&](OpBuilder &b, Location loc) {
-          Value libm = arith::TruncFOp::create(
-              b, loc, type,
-              OpTy::create(b, loc, arith::ExtFOp::create(b, loc, wide, x)));
+          ElementwiseBuilder branch(b, loc, type);
+          Value libm = OpTy::create(b, loc, branch.extf(x, f64));
           scf::YieldOp::create(
-              b, loc,
-              ValueRange{arith::SelectOp::create(b, loc, inRange, approx, libm)
-                             .getResult()});
+              b, loc, branch.select(inRange, approx, branch.truncf(libm, f32)));
         },
         [&](OpBuilder &b, Location loc) {
           scf::YieldOp::create(b, loc, approx);
@@ -127,15 +101,6 @@ struct SinCosInF64 : OpRewritePattern<OpTy> {
 };
 
 } // namespace
-
-Value polynomial(OpBuilder &b, Location loc, Value z, ArrayRef<double> c) {
-  Type type = z.getType();
-  Value acc = splatFloat(b, loc, type, c.back());
-  for (double coefficient : llvm::reverse(c.drop_back()))
-    acc = math::FmaOp::create(b, loc, acc, z,
-                              splatFloat(b, loc, type, coefficient));
-  return acc;
-}
 
 void populateSinCosApproximationPatterns(RewritePatternSet &patterns) {
   patterns.add<SinCosInF64<math::SinOp, true>, SinCosInF64<math::CosOp, false>>(

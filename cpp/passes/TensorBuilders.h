@@ -33,19 +33,20 @@ inline SmallVector<ReassociationIndices> allDims(int64_t rank) {
   return {group};
 }
 
-/// `type` with its element type replaced by `element` (a scalar type stays a
-/// scalar).
+/// `type` (a scalar, a ranked tensor or a vector type) with its element type
+/// replaced by `element` (a scalar type stays a scalar).
 inline Type withElementType(Type type, Type element) {
-  if (auto tensor = dyn_cast<RankedTensorType>(type))
-    return tensor.clone(element);
+  if (isa<RankedTensorType, VectorType>(type))
+    return cast<ShapedType>(type).clone(element);
   return element;
 }
 
-/// A scalar, or a splat tensor shaped like `type`, holding `attr`.
+/// A scalar, or a splat tensor or vector shaped like `type`, holding `attr`.
 inline Value createConstantLike(OpBuilder &b, Location loc, Type type,
                                 TypedAttr attr) {
-  if (auto tensor = dyn_cast<RankedTensorType>(type))
-    attr = SplatElementsAttr::get(tensor.clone(attr.getType()), attr);
+  if (isa<RankedTensorType, VectorType>(type))
+    attr = SplatElementsAttr::get(cast<ShapedType>(type).clone(attr.getType()),
+                                  attr);
   return arith::ConstantOp::create(b, loc, attr);
 }
 
