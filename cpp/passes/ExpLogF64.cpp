@@ -47,12 +47,27 @@ Value powerOfTwo(ElementwiseBuilder &e, Value k) {
   return e.bitcast(e.shl(biased, e.i(i64, 52)), e.b.getF64Type());
 }
 
-/// exp(r) for |r| <= ln2 / 2 (a little more does no harm).
-Value expOfReduced(ElementwiseBuilder &e, Value r) {
-  return e.polynomial(r, {1.0, 1.0, 1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120,
-                          1.0 / 720, 1.0 / 5040, 1.0 / 40320, 1.0 / 362880,
-                          1.0 / 3628800, 1.0 / 39916800, 1.0 / 479001600,
-                          1.0 / 6227020800.0});
+/// exp(r) for |r| <= ln2 / 2 (a little more does no harm): the Taylor series
+/// to r^13, or to r^10 (below 3e-13 relative) for an f32 result.
+Value expOfReduced(ElementwiseBuilder &e, Value r,
+                   F64Accuracy accuracy = F64Accuracy::Full) {
+  static const double terms[] = {1.0,
+                                 1.0,
+                                 1.0 / 2,
+                                 1.0 / 6,
+                                 1.0 / 24,
+                                 1.0 / 120,
+                                 1.0 / 720,
+                                 1.0 / 5040,
+                                 1.0 / 40320,
+                                 1.0 / 362880,
+                                 1.0 / 3628800,
+                                 1.0 / 39916800,
+                                 1.0 / 479001600,
+                                 1.0 / 6227020800.0};
+  ArrayRef<double> all(terms);
+  return e.polynomial(r,
+                      accuracy == F64Accuracy::Full ? all : all.take_front(11));
 }
 
 /// p 2^n for integral n in [-2044, 2046], in two halves that are normal
@@ -68,18 +83,25 @@ Value clamp(ElementwiseBuilder &e, Value x, double lo, double hi) {
 }
 
 /// log x split as e and log m (x = m 2^e, m in [sqrt(1/2), sqrt(2))), for
-/// finite x > 0; anything for other x.
-std::pair<Value, Value> logParts(ElementwiseBuilder &e, Value x) {
+/// finite x > 0; anything for other x. For an f32 result, x is an f32 value
+/// (never subnormal in f64) and the series stops at s^13 (1e-12 relative).
+std::pair<Value, Value> logParts(ElementwiseBuilder &e, Value x,
+                                 F64Accuracy accuracy = F64Accuracy::Full) {
   Type f64 = e.b.getF64Type(), i64 = e.b.getI64Type();
   auto c = [&](double v) { return e.f(f64, v); };
-  Value subnormal = e.cmpf(kOLT, x, c(0x1p-1022));
-  x = e.select(subnormal, e.mul(x, c(0x1p54)), x);
+  bool full = accuracy == F64Accuracy::Full;
+  Value subnormal;
+  if (full) {
+    subnormal = e.cmpf(kOLT, x, c(0x1p-1022));
+    x = e.select(subnormal, e.mul(x, c(0x1p54)), x);
+  }
   Value bits = e.bitcast(x, i64);
   // The biased exponent field as f64: (2^52 + field) - (2^52 + bias).
   Value field = e.shr(bits, e.i(i64, 52));
   Value exponent = e.sub(e.bitcast(e.ori(field, e.i(i64, kTwo52Bits)), f64),
                          c(kTwo52 + kExponentBias));
-  exponent = e.select(subnormal, e.sub(exponent, c(54)), exponent);
+  if (full)
+    exponent = e.select(subnormal, e.sub(exponent, c(54)), exponent);
   Value m = e.bitcast(
       e.ori(e.andi(bits, e.i(i64, kMantissaMask)), e.i(i64, kOneBits)), f64);
   Value big = e.cmpf(arith::CmpFPredicate::OGT, m, c(M_SQRT2));
@@ -88,11 +110,12 @@ std::pair<Value, Value> logParts(ElementwiseBuilder &e, Value x) {
   Value s = e.div(e.sub(m, c(1.0)), e.add(m, c(1.0)));
   Value twoS = e.add(s, s);
   Value s2 = e.mul(s, s);
-  Value logM = e.fma(
-      e.mul(twoS, s2),
-      e.polynomial(s2, {1.0 / 3, 1.0 / 5, 1.0 / 7, 1.0 / 9, 1.0 / 11, 1.0 / 13,
-                        1.0 / 15, 1.0 / 17, 1.0 / 19, 1.0 / 21}),
-      twoS);
+  static const double terms[] = {1.0 / 3,  1.0 / 5,  1.0 / 7,  1.0 / 9,
+                                 1.0 / 11, 1.0 / 13, 1.0 / 15, 1.0 / 17,
+                                 1.0 / 19, 1.0 / 21};
+  ArrayRef<double> all(terms);
+  Value logM = e.fma(e.mul(twoS, s2),
+                     e.polynomial(s2, full ? all : all.take_front(6)), twoS);
   return {exponent, logM};
 }
 
@@ -146,18 +169,21 @@ Value log2F64(ElementwiseBuilder &e, Value x) {
 
 } // namespace
 
-Value expF64(ElementwiseBuilder &e, Value x) {
-  // Beyond these every result is 0 or infinity.
-  x = clamp(e, x, -760, 720);
+Value expF64(ElementwiseBuilder &e, Value x, F64Accuracy accuracy) {
+  // Beyond these every result is 0 or infinity (in f64, or in f32).
+  bool full = accuracy == F64Accuracy::Full;
+  x = full ? clamp(e, x, -760, 720) : clamp(e, x, -200, 200);
   Value n = e.roundeven(e.mul(x, e.fLike(x, kInvLn2Hi)));
   Value minusN = e.neg(n);
   Value r =
       e.fma(minusN, e.fLike(x, kLn2Lo), e.fma(minusN, e.fLike(x, kLn2Hi), x));
-  return scaleByPowerOfTwo(e, expOfReduced(e, r), n);
+  Value p = expOfReduced(e, r, accuracy);
+  // |n| <= 289 for an f32 result: 2^n is one normal power of two.
+  return full ? scaleByPowerOfTwo(e, p, n) : e.mul(p, powerOfTwo(e, n));
 }
 
-Value logF64(ElementwiseBuilder &e, Value x) {
-  auto [exponent, logM] = logParts(e, x);
+Value logF64(ElementwiseBuilder &e, Value x, F64Accuracy accuracy) {
+  auto [exponent, logM] = logParts(e, x, accuracy);
   Value finite = e.fma(exponent, e.fLike(x, kLn2Hi),
                        e.fma(exponent, e.fLike(x, kLn2Lo), logM));
   return logSpecialCases(e, x, finite);
@@ -165,9 +191,11 @@ Value logF64(ElementwiseBuilder &e, Value x) {
 
 void populateExpLogF64Patterns(RewritePatternSet &patterns) {
   MLIRContext *context = patterns.getContext();
-  patterns.add<F64Function<math::ExpOp>>(context, expF64);
+  patterns.add<F64Function<math::ExpOp>>(
+      context, [](ElementwiseBuilder &e, Value x) { return expF64(e, x); });
   patterns.add<F64Function<math::Exp2Op>>(context, exp2F64);
-  patterns.add<F64Function<math::LogOp>>(context, logF64);
+  patterns.add<F64Function<math::LogOp>>(
+      context, [](ElementwiseBuilder &e, Value x) { return logF64(e, x); });
   patterns.add<F64Function<math::Log2Op>>(context, log2F64);
 }
 

@@ -18,10 +18,17 @@
 
 namespace mlir::spine {
 
+/// What an f64 exp or log gets right: all 53 bits over the whole f64 range,
+/// or enough for a result that is rounded to f32 (arguments from f32 values,
+/// exp's clamped to +-200, shorter series).
+enum class F64Accuracy { Full, ForF32 };
+
 /// exp and log of f64 values shaped like `e`'s shape, every input included
 /// (ExpLogF64.cpp).
-Value expF64(ElementwiseBuilder &e, Value x);
-Value logF64(ElementwiseBuilder &e, Value x);
+Value expF64(ElementwiseBuilder &e, Value x,
+             F64Accuracy accuracy = F64Accuracy::Full);
+Value logF64(ElementwiseBuilder &e, Value x,
+             F64Accuracy accuracy = F64Accuracy::Full);
 
 /// f64 exp, exp2, log and log2 (ExpLogF64.cpp).
 void populateExpLogF64Patterns(RewritePatternSet &patterns);

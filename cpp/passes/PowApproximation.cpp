@@ -41,8 +41,9 @@ struct PowInF64 : OpRewritePattern<math::PowFOp> {
     // |x|^y = exp(y log|x|): log|x| is -inf at 0 and inf at infinity, and
     // exp takes the infinite products to 0 and infinity.
     Value absX = e.abs(x);
+    Value logAbsX = logF64(e, e.extf(absX, f64), F64Accuracy::ForF32);
     Value result =
-        expF64(e, e.mul(e.extf(y, f64), logF64(e, e.extf(absX, f64))));
+        expF64(e, e.mul(e.extf(y, f64), logAbsX), F64Accuracy::ForF32);
 
     // Signs and C's special cases, decided on the f32 operands.
     Value yIsInteger = cmp(arith::CmpFPredicate::OEQ, e.floor(y), y);
