@@ -114,6 +114,29 @@ def test_sin_cos_pow_are_rvv_code():
 
 
 @triton.jit
+def exp_log_f64_kernel(x_ptr, exp_ptr, log_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(exp_ptr + offs, tl.exp(x), mask=mask)
+    tl.store(log_ptr + offs, tl.log(x), mask=mask)
+
+
+def test_f64_exp_log_are_rvv_code():
+    g = torch.Generator().manual_seed(1)
+    x = torch.cat(
+        [torch.rand(300, generator=g, dtype=torch.float64) * 1400 - 700, torch.tensor([0.0, -1.0, 1e-310])]
+    )
+    e, lg = torch.empty_like(x), torch.empty_like(x)
+    kernel = exp_log_f64_kernel[(triton.cdiv(x.numel(), 64),)](x, e, lg, x.numel(), BLOCK=64)
+    asm = kernel.asm["asm"]
+    assert re.search(r"vfmadd\.v|vfmacc\.v", asm)
+    assert not re.search(r"call\s+(exp|log)\b", asm)  # no libm call per lane
+    torch.testing.assert_close(e, torch.exp(x), rtol=5e-16, atol=0)
+    torch.testing.assert_close(lg, torch.log(x), rtol=5e-16, atol=0, equal_nan=True)
+
+
+@triton.jit
 def layer_norm_kernel(x_ptr, y_ptr, w_ptr, b_ptr, stride, N, eps, BLOCK: tl.constexpr):
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
