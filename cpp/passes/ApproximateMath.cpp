@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/ElementwiseBuilder.h"
 #include "passes/MathApproximations.h"
 #include "passes/Passes.h"
 
@@ -40,47 +41,23 @@ struct AccurateExp2 : OpRewritePattern<math::Exp2Op> {
     Type type = op.getType();
     if (!getElementTypeOrSelf(type).isF32())
       return failure();
-    Location loc = op.getLoc();
-    Type intType = rewriter.getI32Type();
-    if (auto shaped = dyn_cast<ShapedType>(type))
-      intType = shaped.clone(intType);
-    auto constant = [&](Type t, TypedAttr scalar) -> Value {
-      TypedAttr attr = scalar;
-      if (auto shaped = dyn_cast<ShapedType>(t))
-        attr = DenseElementsAttr::get(shaped, scalar);
-      return arith::ConstantOp::create(rewriter, loc, attr);
-    };
-    auto f = [&](double v) {
-      return constant(type, rewriter.getF32FloatAttr(v));
-    };
-    auto i = [&](int32_t v) {
-      return constant(intType, rewriter.getI32IntegerAttr(v));
-    };
+    ElementwiseBuilder e(rewriter, op.getLoc(), type);
+    Type f32 = rewriter.getF32Type(), i32 = rewriter.getI32Type();
     // Beyond +-200 every result is 0 or infinity; NaN stays NaN.
-    Value x = arith::MinimumFOp::create(
-        rewriter, loc,
-        arith::MaximumFOp::create(rewriter, loc, op.getOperand(), f(-200)),
-        f(200));
-    Value n = math::RoundEvenOp::create(rewriter, loc, x);
-    Value frac = arith::SubFOp::create(rewriter, loc, x, n);
-    Value p = math::ExpOp::create(
-        rewriter, loc, arith::MulFOp::create(rewriter, loc, frac, f(M_LN2)));
+    Value x =
+        e.minimum(e.maximum(op.getOperand(), e.f(f32, -200)), e.f(f32, 200));
+    Value n = e.roundeven(x);
+    Value p = e.exp(e.mul(e.sub(x, n), e.f(f32, M_LN2)));
     // No fptosi of NaN (poison): its exponent does not matter, p is NaN.
-    Value isNaN =
-        arith::CmpFOp::create(rewriter, loc, arith::CmpFPredicate::UNO, n, n);
-    Value k = arith::FPToSIOp::create(
-        rewriter, loc, intType,
-        arith::SelectOp::create(rewriter, loc, isNaN, f(0), n));
-    Value k1 = arith::ShRSIOp::create(rewriter, loc, k, i(1));
-    Value k2 = arith::SubIOp::create(rewriter, loc, k, k1);
-    auto powerOfTwo = [&](Value e) -> Value {
-      Value bits = arith::ShLIOp::create(
-          rewriter, loc, arith::AddIOp::create(rewriter, loc, e, i(127)),
-          i(23));
-      return arith::BitcastOp::create(rewriter, loc, type, bits);
+    Value isNaN = e.cmpf(arith::CmpFPredicate::UNO, n, n);
+    Value k = e.fptosi(e.select(isNaN, e.f(f32, 0), n), i32);
+    Value k1 = e.shrs(k, e.i(i32, 1));
+    auto powerOfTwo = [&](Value exponent) {
+      return e.bitcast(e.shl(e.addi(exponent, e.i(i32, 127)), e.i(i32, 23)),
+                       f32);
     };
-    Value scaled = arith::MulFOp::create(rewriter, loc, p, powerOfTwo(k1));
-    rewriter.replaceOpWithNewOp<arith::MulFOp>(op, scaled, powerOfTwo(k2));
+    rewriter.replaceOp(
+        op, e.mul(e.mul(p, powerOfTwo(k1)), powerOfTwo(e.subi(k, k1))));
     return success();
   }
 };
