@@ -1,11 +1,11 @@
 //===- MathApproximations.h - our vector math functions ---------*- C++ -*-===//
 //
 // Patterns that replace math ops upstream has no accurate approximation for
-// by vectorizable arithmetic: f64 exp, exp2, log and log2, and f32 sin, cos
-// and pow, computed in f64 so that one rounding to f32 at the end is nearly
-// all the error. They run in spine-approximate-math, before SCF is lowered:
-// sin and cos arguments outside the range their reduction is exact for take
-// a branch to libm's f64 function.
+// by vectorizable arithmetic: f64 exp, exp2, log, log2, sin and cos, and f32
+// sin, cos and pow, computed in f64 so that one rounding to f32 at the end
+// is nearly all the error. They run in spine-approximate-math, before SCF is
+// lowered: sin and cos arguments outside the range their reduction is exact
+// for take a branch to libm.
 //
 //===----------------------------------------------------------------------===//
 
@@ -33,7 +33,7 @@ Value logF64(ElementwiseBuilder &e, Value x,
 /// f64 exp, exp2, log and log2 (ExpLogF64.cpp).
 void populateExpLogF64Patterns(RewritePatternSet &patterns);
 
-/// f32 sin and cos (SinCosApproximation.cpp).
+/// f32 and f64 sin and cos (SinCosApproximation.cpp).
 void populateSinCosApproximationPatterns(RewritePatternSet &patterns);
 
 /// f32 pow (PowApproximation.cpp).

@@ -1,21 +1,11 @@
-//===- SinCosApproximation.cpp - f32 sin and cos as vector arithmetic -----===//
+//===- SinCosApproximation.cpp - sin and cos as vector arithmetic ---------===//
 //
-// sin(x) and cos(x) for f32 x with |x| <= 2^36, in f64:
-//
-//   k = roundeven(x * 2/pi),  r = (x - k * P1) - k * P2   (two FMAs)
-//
-// P1 is pi/2 rounded to f64 and P2 the next 53 bits. x - k * P1 is exact:
-// both are multiples of 2^-52 (x is, unless k = 0), and the difference is
-// below 1. So r carries only the rounding of the second FMA and the missing
-// k * (pi/2 - P1 - P2), below 2^36 * 2^-109: near a multiple of pi/2, where
-// the result is tiny, it is still accurate to many more bits than f32 has.
-// Taylor polynomials of sin and cos on |r| <= pi/4 (to r^11 and r^12, whose
-// truncation is below 1e-11 relative) are combined by the quadrant k mod 4,
-// and the f64 result rounds once to f32. Upstream's approximation reduces in
-// f32 and its error grows with |x| (3e-4 at 1e4).
-//
-// Larger |x|, infinities and NaN take a branch (when any lane of the vector
-// has one) that calls libm's f64 function for the whole vector.
+// f32 and f64 sin and cos: the argument reduced exactly (in f64, by FMAs
+// with pi/2 split so the leading products are exact), Taylor polynomials of
+// sin and cos on |r| <= pi/4, the quadrant's sign and choice. Upstream's
+// approximation reduces in f32 and its error grows with |x| (3e-4 at 1e4).
+// Arguments beyond the exact range (2^36 for f32, 2^19 for f64) take a
+// branch to libm.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,45 +18,87 @@
 namespace mlir::spine {
 namespace {
 
-/// pi/2 = kHalfPi1 + kHalfPi2 + O(2^-109).
+/// pi/2 = kHalfPi1 + kHalfPi2 + O(2^-109), for f32 arguments.
 constexpr double kHalfPi1 = 0x1.921fb54442d18p+0;
 constexpr double kHalfPi2 = 0x1.1a62633145c07p-54;
 constexpr double kTwoOverPi = 0x1.45f306dc9c883p-1;
 /// Beyond this, k * (pi/2 - kHalfPi1 - kHalfPi2) may matter: libm reduces.
 constexpr double kLargestReduced = 0x1p36;
 
+/// pi/2 = kHalfPi33a + kHalfPi33b + kHalfPi53 + O(2^-122), for f64
+/// arguments: the first two have 33 significant bits, so k times them is
+/// exact for k below 2^20.
+constexpr double kHalfPi33a = 0x1.921fb544p+0;
+constexpr double kHalfPi33b = 0x1.0b4611a6p-34;
+constexpr double kHalfPi53 = 0x1.3198a2e037073p-69;
+/// |x| <= 2^19 keeps k below 2^19; larger f64 arguments go to libm.
+constexpr double kLargestReducedF64 = 0x1p19;
+
+/// Marks the libm call of the out-of-range branch, which stays one.
+constexpr llvm::StringLiteral kLibmCall = "spine.libm_call";
+
+/// sin and cos of x for f32 and f64 x:
+///
+/// - f32: in f64, k = roundeven(x * 2/pi), r = (x - k P1) - k P2 (two
+///   FMAs), P1 = pi/2 rounded to f64 and P2 the next 53 bits. x - k P1 is
+///   exact: both are multiples of 2^-52 (x is, unless k = 0) and the
+///   difference is below 1. So r carries only the rounding of the second
+///   FMA and the missing k (pi/2 - P1 - P2), below 2^36 2^-109. Taylor
+///   series to r^11 and r^12 (below 1e-11 relative); one rounding to f32.
+/// - f64: r = ((x - k Q1) - k Q2) - k Q3 with Q1 and Q2 of 33 bits, so the
+///   first two products are exact and the first difference too (the two
+///   are within a factor of two). The roundings left are below an ulp of r
+///   wherever r is not tiny, and far below the error of the missing term
+///   k (pi/2 - Q1 - Q2 - Q3) < 2^19 2^-122 where it is. Taylor series to
+///   r^19 and r^20 (below 1e-19 relative).
+///
+/// The quadrant k mod 4 picks +-sin r or +-cos r. Larger |x|, infinities
+/// and NaN take a branch (when any lane of the vector has one) that calls
+/// libm's f64 function for the whole vector.
 template <typename OpTy, bool isSine>
-struct SinCosInF64 : OpRewritePattern<OpTy> {
+struct SinCosPolynomials : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
 
   LogicalResult matchAndRewrite(OpTy op,
                                 PatternRewriter &rewriter) const override {
     Type type = op.getType();
-    if (!getElementTypeOrSelf(type).isF32())
+    Type element = getElementTypeOrSelf(type);
+    if (!(element.isF32() || element.isF64()) || op->hasAttr(kLibmCall))
       return failure();
+    bool single = element.isF32();
     ElementwiseBuilder e(rewriter, op.getLoc(), type);
-    Type f32 = rewriter.getF32Type(), f64 = rewriter.getF64Type();
+    Type f64 = rewriter.getF64Type();
     auto c = [&](double v) { return e.f(f64, v); };
     Value x = op.getOperand();
 
     // Lanes out of range (and NaN) compute on 0 and are replaced below.
     Value inRange =
-        e.cmpf(arith::CmpFPredicate::OLE, e.abs(x), e.f(f32, kLargestReduced));
-    Value xd = e.extf(e.select(inRange, x, e.f(f32, 0.0)), f64);
+        e.cmpf(arith::CmpFPredicate::OLE, e.abs(x),
+               e.f(element, single ? kLargestReduced : kLargestReducedF64));
+    Value xd = e.select(inRange, x, e.f(element, 0.0));
+    if (single)
+      xd = e.extf(xd, f64);
     Value k = e.roundeven(e.mul(xd, c(kTwoOverPi)));
     Value minusK = e.neg(k);
-    Value r = e.fma(minusK, c(kHalfPi2), e.fma(minusK, c(kHalfPi1), xd));
+    Value r = single
+                  ? e.fma(minusK, c(kHalfPi2), e.fma(minusK, c(kHalfPi1), xd))
+                  : e.fma(minusK, c(kHalfPi53),
+                          e.fma(minusK, c(kHalfPi33b),
+                                e.fma(minusK, c(kHalfPi33a), xd)));
     Value r2 = e.mul(r, r);
     // sin r = r + r^3 (-1/3! + r^2/5! - ...), cos r = 1 + r^2 (-1/2! + ...).
-    Value sinR = e.fma(e.mul(r, r2),
-                       e.polynomial(r2, {-1.0 / 6, 1.0 / 120, -1.0 / 5040,
-                                         1.0 / 362880, -1.0 / 39916800}),
-                       r);
-    Value cosR =
-        e.fma(r2,
-              e.polynomial(r2, {-1.0 / 2, 1.0 / 24, -1.0 / 720, 1.0 / 40320,
-                                -1.0 / 3628800, 1.0 / 479001600}),
-              c(1.0));
+    SmallVector<double> sinTerms, cosTerms;
+    double factorial = 1;
+    for (int n = 1; n <= 20; ++n) {
+      factorial *= n;
+      double term = (n / 2 % 2 ? -1.0 : 1.0) / factorial;
+      if (n >= 3 && n % 2 == 1 && n <= (single ? 11 : 19))
+        sinTerms.push_back(term);
+      if (n >= 2 && n % 2 == 0 && n <= (single ? 12 : 20))
+        cosTerms.push_back(term);
+    }
+    Value sinR = e.fma(e.mul(r, r2), e.polynomial(r2, sinTerms), r);
+    Value cosR = e.fma(r2, e.polynomial(r2, cosTerms), c(1.0));
 
     // Quadrant q = k mod 4, exactly in f64: sin x = (s, c, -s, -c)[q] and
     // cos x = (c, -s, -c, s)[q].
@@ -77,7 +109,9 @@ struct SinCosInF64 : OpRewritePattern<OpTy> {
     Value value =
         isSine ? e.select(odd, cosR, sinR) : e.select(odd, sinR, cosR);
     Value negate = isSine ? upper : e.xori(odd, upper);
-    Value approx = e.truncf(e.select(negate, e.neg(value), value), f32);
+    Value approx = e.select(negate, e.neg(value), value);
+    if (single)
+      approx = e.truncf(approx, element);
 
     Value outOfRange = e.xori(inRange, e.i(rewriter.getI1Type(), 1));
     Value any = outOfRange;
@@ -88,9 +122,13 @@ struct SinCosInF64 : OpRewritePattern<OpTy> {
         rewriter, op.getLoc(), any,
         [&](OpBuilder &b, Location loc) {
           ElementwiseBuilder branch(b, loc, type);
-          Value libm = OpTy::create(b, loc, branch.extf(x, f64));
-          scf::YieldOp::create(
-              b, loc, branch.select(inRange, approx, branch.truncf(libm, f32)));
+          Value wide = single ? branch.extf(x, f64) : x;
+          auto libm = OpTy::create(b, loc, wide);
+          libm->setAttr(kLibmCall, b.getUnitAttr());
+          Value result = libm;
+          if (single)
+            result = branch.truncf(result, element);
+          scf::YieldOp::create(b, loc, branch.select(inRange, approx, result));
         },
         [&](OpBuilder &b, Location loc) {
           scf::YieldOp::create(b, loc, approx);
@@ -103,8 +141,8 @@ struct SinCosInF64 : OpRewritePattern<OpTy> {
 } // namespace
 
 void populateSinCosApproximationPatterns(RewritePatternSet &patterns) {
-  patterns.add<SinCosInF64<math::SinOp, true>, SinCosInF64<math::CosOp, false>>(
-      patterns.getContext());
+  patterns.add<SinCosPolynomials<math::SinOp, true>,
+               SinCosPolynomials<math::CosOp, false>>(patterns.getContext());
 }
 
 } // namespace mlir::spine

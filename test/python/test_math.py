@@ -236,6 +236,19 @@ def _f64_arguments(fn):
         near_one = 1 + (torch.rand(2000, generator=g, dtype=torch.float64) * 2 - 1) * 1e-6
         powers = torch.exp2(torch.arange(-1074, 1024, dtype=torch.float64))
         x = torch.cat([x, near_one, powers, -x[:10], torch.tensor(specials + [5e-324], dtype=torch.float64)])
+    elif fn in ("sin", "cos"):
+        # Every binade up to 1e300 (beyond 2^19, libm's branch), and the doubles nearest to multiples of
+        # pi/2, where the reduction must not lose the small result.
+        x = torch.exp2(torch.rand(20000, generator=g, dtype=torch.float64) * 1100 - 100)
+        k = torch.cat([torch.arange(1, 3000), torch.randint(1, 2**19, (3000,), generator=g)]).double()
+        x = torch.cat(
+            [
+                x,
+                -x[:5000],
+                k * torch.pi / 2,
+                torch.tensor(specials + [2.0**19, 2.0**19 + 1], dtype=torch.float64),
+            ]
+        )
     elif fn == "sigmoid":
         x = torch.randn(20000, generator=g, dtype=torch.float64) * 20
         x = torch.cat([x, torch.tensor(specials + [800.0, -800.0], dtype=torch.float64)])
@@ -250,7 +263,7 @@ def _f64_arguments(fn):
     return x
 
 
-@pytest.mark.parametrize("fn", ["exp", "exp2", "log", "log2", "sigmoid"])
+@pytest.mark.parametrize("fn", ["exp", "exp2", "log", "log2", "sigmoid", "sin", "cos"])
 def test_f64_math_within_two_ulp(fn):
     x = _f64_arguments(fn)
     out = torch.empty_like(x)
@@ -270,12 +283,15 @@ def test_f64_math_within_two_ulp(fn):
         assert torch.equal(out[powers], expected[powers])
 
 
-@pytest.mark.parametrize("fn", ["exp", "exp2", "log", "log2"])
+@pytest.mark.parametrize("fn", ["exp", "exp2", "log", "log2", "sin", "cos"])
 def test_f64_math_is_vector_code(fn):
     x = torch.rand(256, dtype=torch.float64) + 0.5
     out = torch.empty_like(x)
     compiled = unary_kernel[(1,)](x, out, 256, FN=fn, BLOCK=256)
     llir = compiled.asm["llir"]
+    if fn in ("sin", "cos"):  # libm only on the branch for arguments beyond 2^19, inf and NaN
+        assert re.search(r"br i1 %\S+, label %\S+, label %\S+", llir) and f"@{fn}(" not in llir
+        llir = llir.replace(f"@llvm.{fn}.v4f64", "")
     assert f"@llvm.{fn}." not in llir and f"@{fn}(" not in llir
     assert re.search(r"vfmadd\d+pd\s+%ymm", compiled.asm["asm"])
     torch.testing.assert_close(out, getattr(torch, fn)(x))

@@ -114,26 +114,28 @@ def test_sin_cos_pow_are_rvv_code():
 
 
 @triton.jit
-def exp_log_f64_kernel(x_ptr, exp_ptr, log_ptr, n, BLOCK: tl.constexpr):
+def f64_math_kernel(x_ptr, exp_ptr, log_ptr, sin_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask)
     tl.store(exp_ptr + offs, tl.exp(x), mask=mask)
     tl.store(log_ptr + offs, tl.log(x), mask=mask)
+    tl.store(sin_ptr + offs, tl.sin(x), mask=mask)
 
 
-def test_f64_exp_log_are_rvv_code():
+def test_f64_exp_log_sin_are_rvv_code():
+    # Subnormal and special inputs, and 1e6 (beyond 2^19: sin's libm branch).
     g = torch.Generator().manual_seed(1)
-    x = torch.cat(
-        [torch.rand(300, generator=g, dtype=torch.float64) * 1400 - 700, torch.tensor([0.0, -1.0, 1e-310])]
-    )
-    e, lg = torch.empty_like(x), torch.empty_like(x)
-    kernel = exp_log_f64_kernel[(triton.cdiv(x.numel(), 64),)](x, e, lg, x.numel(), BLOCK=64)
+    special = torch.tensor([0.0, -1.0, 1e-310, 1e6, float("nan")], dtype=torch.float64)
+    x = torch.cat([torch.rand(300, generator=g, dtype=torch.float64) * 1400 - 700, special])
+    e, lg, sn = (torch.empty_like(x) for _ in range(3))
+    kernel = f64_math_kernel[(triton.cdiv(x.numel(), 64),)](x, e, lg, sn, x.numel(), BLOCK=64)
     asm = kernel.asm["asm"]
     assert re.search(r"vfmadd\.v|vfmacc\.v", asm)
     assert not re.search(r"call\s+(exp|log)\b", asm)  # no libm call per lane
-    torch.testing.assert_close(e, torch.exp(x), rtol=5e-16, atol=0)
+    torch.testing.assert_close(e, torch.exp(x), rtol=5e-16, atol=0, equal_nan=True)
     torch.testing.assert_close(lg, torch.log(x), rtol=5e-16, atol=0, equal_nan=True)
+    torch.testing.assert_close(sn, torch.sin(x), rtol=5e-16, atol=0, equal_nan=True)
 
 
 @triton.jit

@@ -64,7 +64,7 @@ func.func @exp_log_f64(%x: vector<4xf64>) -> (vector<4xf64>, vector<4xf64>, vect
 // CHECK: %[[APPROX:.*]] = arith.truncf %{{.*}} : vector<8xf64> to vector<8xf32>
 // CHECK: %[[ANY:.*]] = vector.reduction <or>
 // CHECK: scf.if %[[ANY]] -> (vector<8xf32>) {
-// CHECK:   math.sin %{{.*}} : vector<8xf64>
+// CHECK:   math.sin %{{.*}} {spine.libm_call} : vector<8xf64>
 // CHECK:   arith.select %[[IN]], %[[APPROX]], %{{.*}} : vector<8xi1>, vector<8xf32>
 // CHECK: } else {
 // CHECK:   scf.yield %[[APPROX]]
@@ -88,13 +88,21 @@ func.func @cos_f32(%x: f32) -> f32 {
   return %0 : f32
 }
 
-// f64 sin and cos stay libm's.
+// f64 sin: three FMAs with pi/2 in 33 + 33 + 53 bits, longer polynomials,
+// and libm (marked, so it is not rewritten again) beyond 2^19.
 // CHECK-LABEL: func.func @sin_f64(
-// CHECK-NEXT: math.sin %{{.*}} : f64
-// CHECK-NOT: scf.if
-func.func @sin_f64(%x: f64) -> f64 {
-  %0 = math.sin %x : f64
-  return %0 : f64
+// CHECK: %[[IN:.*]] = arith.cmpf ole, %{{.*}}, %{{.*}} : vector<4xf64>
+// CHECK: %[[K:.*]] = math.roundeven %{{.*}} : vector<4xf64>
+// CHECK: %[[NK:.*]] = arith.negf %[[K]]
+// CHECK: %[[R1:.*]] = math.fma %[[NK]], %{{.*}}, %{{.*}} : vector<4xf64>
+// CHECK: %[[R2:.*]] = math.fma %[[NK]], %{{.*}}, %[[R1]] : vector<4xf64>
+// CHECK: math.fma %[[NK]], %{{.*}}, %[[R2]] : vector<4xf64>
+// CHECK: scf.if
+// CHECK:   math.sin %{{.*}} {spine.libm_call} : vector<4xf64>
+// CHECK:   arith.select %[[IN]]
+func.func @sin_f64(%x: vector<4xf64>) -> vector<4xf64> {
+  %0 = math.sin %x : vector<4xf64>
+  return %0 : vector<4xf64>
 }
 
 // f32 pow: exp(y * log|x|) in f64 with no call left; the exponent of |x|
