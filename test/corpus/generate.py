@@ -142,6 +142,7 @@ CASES: dict[str, Case] = {
         {"x_ptr": F32, "y_ptr": F32, "out_ptr": F32, "n": 1000, "lo": -1.0, "hi": 1.0, "BLOCK": 256},
     ),
     "math_funcs": Case(K.math_funcs, {"x_ptr": F32, "out_ptr": F32, "n": 4096, "BLOCK": 128}),
+    "math_f64": Case(K.math_f64, {"x_ptr": Ptr("fp64"), "out_ptr": Ptr("fp64"), "n": 1000, "BLOCK": 128}),
     "casts": Case(
         K.casts,
         {

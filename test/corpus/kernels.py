@@ -664,3 +664,13 @@ def fp16_elementwise(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     z = x * y + x
     w = tl.exp(z.to(tl.float32)).to(tl.float16)
     tl.store(out_ptr + offs, z + w, mask=mask)
+
+
+@triton.jit
+def math_f64(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    # fp64 math: spine-approximate-math's own polynomials (MathApproximations.h)
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=1.0)
+    a = tl.exp(x) + tl.exp2(x) + tl.log(x) + tl.log2(x) + tl.sin(x) + tl.cos(x) + tl.sigmoid(x)
+    tl.store(out_ptr + offs, a, mask=mask)
