@@ -51,23 +51,12 @@ Value powerOfTwo(ElementwiseBuilder &e, Value k) {
 /// to r^13, or to r^10 (below 3e-13 relative) for an f32 result.
 Value expOfReduced(ElementwiseBuilder &e, Value r,
                    F64Accuracy accuracy = F64Accuracy::Full) {
-  static const double terms[] = {1.0,
-                                 1.0,
-                                 1.0 / 2,
-                                 1.0 / 6,
-                                 1.0 / 24,
-                                 1.0 / 120,
-                                 1.0 / 720,
-                                 1.0 / 5040,
-                                 1.0 / 40320,
-                                 1.0 / 362880,
-                                 1.0 / 3628800,
-                                 1.0 / 39916800,
-                                 1.0 / 479001600,
-                                 1.0 / 6227020800.0};
-  ArrayRef<double> all(terms);
-  return e.polynomial(r,
-                      accuracy == F64Accuracy::Full ? all : all.take_front(11));
+  // 1 / n!, each rounded once (n! is exact in f64 up to 22!).
+  SmallVector<double> inverseFactorials = {1.0};
+  double factorial = 1;
+  for (int n = 1; n <= (accuracy == F64Accuracy::Full ? 13 : 10); ++n)
+    inverseFactorials.push_back(1.0 / (factorial *= n));
+  return e.polynomial(r, inverseFactorials);
 }
 
 /// p 2^n for integral n in [-2044, 2046], in two halves that are normal

@@ -32,9 +32,6 @@ struct PowInF64 : OpRewritePattern<math::PowFOp> {
     ElementwiseBuilder e(rewriter, op.getLoc(), type);
     Type f32 = rewriter.getF32Type(), f64 = rewriter.getF64Type();
     auto c = [&](double v) { return e.f(f32, v); };
-    auto cmp = [&](arith::CmpFPredicate predicate, Value l, Value r) {
-      return e.cmpf(predicate, l, r);
-    };
     double inf = std::numeric_limits<double>::infinity();
     Value x = op.getLhs(), y = op.getRhs();
 
@@ -46,24 +43,26 @@ struct PowInF64 : OpRewritePattern<math::PowFOp> {
         expF64(e, e.mul(e.extf(y, f64), logAbsX), F64Accuracy::ForF32);
 
     // Signs and C's special cases, decided on the f32 operands.
-    Value yIsInteger = cmp(arith::CmpFPredicate::OEQ, e.floor(y), y);
+    Value yIsInteger = e.cmpf(arith::CmpFPredicate::OEQ, e.floor(y), y);
     Value halfY = e.mul(y, c(0.5));
     Value yIsOdd = e.andb(
-        yIsInteger, cmp(arith::CmpFPredicate::UNE, e.floor(halfY), halfY));
+        yIsInteger, e.cmpf(arith::CmpFPredicate::UNE, e.floor(halfY), halfY));
     Type i32 = rewriter.getI32Type();
     Value xSignBit =
         e.cmpi(arith::CmpIPredicate::slt, e.bitcast(x, i32), e.i(i32, 0));
     result = e.select(e.andb(xSignBit, yIsOdd), e.neg(result), result);
-    Value negativeFinite = e.andb(cmp(arith::CmpFPredicate::OLT, x, c(0.0)),
-                                  cmp(arith::CmpFPredicate::OLT, absX, c(inf)));
+    Value negativeFinite =
+        e.andb(e.cmpf(arith::CmpFPredicate::OLT, x, c(0.0)),
+               e.cmpf(arith::CmpFPredicate::OLT, absX, c(inf)));
     Value notInteger = e.xori(yIsInteger, e.i(rewriter.getI1Type(), 1));
     result =
         e.select(e.andb(negativeFinite, notInteger),
                  e.f(f64, std::numeric_limits<double>::quiet_NaN()), result);
-    Value one = e.orb(e.orb(cmp(arith::CmpFPredicate::OEQ, y, c(0)),
-                            cmp(arith::CmpFPredicate::OEQ, x, c(1))),
-                      e.andb(cmp(arith::CmpFPredicate::OEQ, absX, c(1)),
-                             cmp(arith::CmpFPredicate::OEQ, e.abs(y), c(inf))));
+    Value one =
+        e.orb(e.orb(e.cmpf(arith::CmpFPredicate::OEQ, y, c(0)),
+                    e.cmpf(arith::CmpFPredicate::OEQ, x, c(1))),
+              e.andb(e.cmpf(arith::CmpFPredicate::OEQ, absX, c(1)),
+                     e.cmpf(arith::CmpFPredicate::OEQ, e.abs(y), c(inf))));
     rewriter.replaceOp(op, e.truncf(e.select(one, e.f(f64, 1.0), result), f32));
     return success();
   }

@@ -117,12 +117,16 @@ def test_exp_is_not_a_libm_call():
 
 
 def _ulps(actual, expected):
-    """Distance in fp32 units in the last place (0 for equal values, NaN with NaN, and +-0)."""
-    a = actual.view(torch.int32).long()
-    e = expected.view(torch.int32).long()
+    """Distance in units in the last place of fp32 or fp64 tensors (0 for equal values, NaN with NaN,
+    and +-0)."""
+    bits, magnitude = (
+        (torch.int64, 0x7FFFFFFFFFFFFFFF) if actual.dtype == torch.float64 else (torch.int32, 0x7FFFFFFF)
+    )
+    a = actual.view(bits).long()
+    e = expected.view(bits).long()
     # Map the sign-magnitude bit patterns onto one ordered integer line.
-    a = torch.where(a < 0, -(a & 0x7FFFFFFF), a)
-    e = torch.where(e < 0, -(e & 0x7FFFFFFF), e)
+    a = torch.where(a < 0, -(a & magnitude), a)
+    e = torch.where(e < 0, -(e & magnitude), e)
     both_nan = actual.isnan() & expected.isnan()
     return torch.where(both_nan, 0, (a - e).abs())
 
@@ -218,15 +222,6 @@ def test_sin_cos_pow_are_vector_code(fn):
     torch.testing.assert_close(out, torch.pow(x, x) if fn == "pow" else getattr(torch, fn)(x))
 
 
-def _ulps_f64(actual, expected):
-    a = actual.view(torch.int64)
-    e = expected.view(torch.int64)
-    a = torch.where(a < 0, -(a & 0x7FFFFFFFFFFFFFFF), a)
-    e = torch.where(e < 0, -(e & 0x7FFFFFFFFFFFFFFF), e)
-    both_nan = actual.isnan() & expected.isnan()
-    return torch.where(both_nan, 0, (a - e).abs())
-
-
 def _f64_arguments(fn):
     g = torch.Generator().manual_seed(5)
     specials = [0.0, -0.0, 1.0, -1.0, float("inf"), float("-inf"), float("nan")]
@@ -269,7 +264,7 @@ def test_f64_math_within_two_ulp(fn):
     out = torch.empty_like(x)
     unary_kernel[(triton.cdiv(x.numel(), 512),)](x, out, x.numel(), FN=fn, BLOCK=512)
     expected = getattr(torch, fn)(x)
-    ulps = _ulps_f64(out, expected)
+    ulps = _ulps(out, expected)
     assert ulps.max().item() <= 2, (
         x[ulps.argmax()].item(),
         out[ulps.argmax()].item(),
