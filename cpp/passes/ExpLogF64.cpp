@@ -11,8 +11,11 @@
 //            |s| < 0.172 and the odd series to s^21 is accurate to 1e-18
 //
 // exp2 and log2 use the same pieces with their own scaling, so that
-// exp2(integer) and log2(power of two) are exact. pow (PowApproximation.cpp)
-// is built from them too.
+// exp2(integer) and log2(power of two) are exact. expm1, log1p and tanh keep
+// small arguments accurate: expm1 reduces as exp does but sums its series
+// without the 1, log1p corrects log(1 + x) for the rounding of 1 + x, and
+// tanh is expm1(2|x|) / (expm1(2|x|) + 2). pow (PowApproximation.cpp) is
+// built from exp and log too.
 //
 //===----------------------------------------------------------------------===//
 
@@ -156,6 +159,61 @@ Value log2F64(ElementwiseBuilder &e, Value x) {
   return logSpecialCases(e, x, e.add(exponent, scaled));
 }
 
+/// expm1 for x in [-40, 40] (clamped): 2^n expm1(r) + (2^n - 1), n and r
+/// as in exp, with expm1(r) = r + r^2 (1/2! + r/3! + ... + r^12/14!). For
+/// |x| <= ln2 / 2, n = 0 and the result is the series itself, so small
+/// arguments keep their relative accuracy; below -40 it rounds to -1.
+Value expm1Core(ElementwiseBuilder &e, Value x) {
+  auto c = [&](double v) { return e.fLike(x, v); };
+  x = clamp(e, x, -40, 40);
+  Value minusN = e.neg(e.roundeven(e.mul(x, c(kInvLn2Hi))));
+  Value r = e.fma(minusN, c(kLn2Lo), e.fma(minusN, c(kLn2Hi), x));
+  SmallVector<double> inverseFactorials;
+  double factorial = 1;
+  for (int n = 2; n <= 14; ++n)
+    inverseFactorials.push_back(1.0 / (factorial *= n));
+  Value p = e.fma(e.mul(r, r), e.polynomial(r, inverseFactorials), r);
+  Value scale = powerOfTwo(e, e.neg(minusN));
+  return e.fma(scale, p, e.sub(scale, c(1.0)));
+}
+
+/// exp(x) - 1; beyond 40, exp(x) itself (the 1 is below its last bit).
+Value expm1F64(ElementwiseBuilder &e, Value x) {
+  auto c = [&](double v) { return e.fLike(x, v); };
+  Value result = e.select(e.cmpf(arith::CmpFPredicate::OGT, x, c(40)),
+                          expF64(e, x), expm1Core(e, x));
+  // expm1(-0) = -0, which the sums above make +0.
+  return e.select(e.cmpf(arith::CmpFPredicate::OEQ, x, c(0.0)), x, result);
+}
+
+/// log(1 + x) = log(u) + (x - (u - 1)) / u with u = 1 + x rounded: u - 1 is
+/// exact, so the quotient puts back what rounding u lost. Where u is not
+/// finite and positive, log(u) is the answer.
+Value log1pF64(ElementwiseBuilder &e, Value x) {
+  auto c = [&](double v) { return e.fLike(x, v); };
+  Value u = e.add(x, c(1.0));
+  Value logU = logF64(e, u);
+  Value corrected = e.add(logU, e.div(e.sub(x, e.sub(u, c(1.0))), u));
+  Value regular = e.andb(e.cmpf(arith::CmpFPredicate::OGT, u, c(0.0)),
+                         e.cmpf(kOLT, u, c(kInf)));
+  Value result = e.select(regular, corrected, logU);
+  // log1p(-0) = -0.
+  return e.select(e.cmpf(arith::CmpFPredicate::OEQ, x, c(0.0)), x, result);
+}
+
+/// tanh|x| = t / (t + 2) with t = expm1(2|x|), which keeps small arguments
+/// accurate; 1 beyond 20 and |x| itself below 2^-27, where those are the
+/// rounded results. The sign is x's.
+Value tanhF64(ElementwiseBuilder &e, Value x) {
+  auto c = [&](double v) { return e.fLike(x, v); };
+  Value a = e.abs(x);
+  Value t = expm1Core(e, e.add(a, a));
+  Value magnitude = e.select(e.cmpf(arith::CmpFPredicate::OGT, a, c(20)),
+                             c(1.0), e.div(t, e.add(t, c(2.0))));
+  magnitude = e.select(e.cmpf(kOLT, a, c(0x1p-27)), a, magnitude);
+  return e.copysign(magnitude, x);
+}
+
 } // namespace
 
 Value expF64(ElementwiseBuilder &e, Value x, F64Accuracy accuracy) {
@@ -186,6 +244,9 @@ void populateExpLogF64Patterns(RewritePatternSet &patterns) {
   patterns.add<F64Function<math::LogOp>>(
       context, [](ElementwiseBuilder &e, Value x) { return logF64(e, x); });
   patterns.add<F64Function<math::Log2Op>>(context, log2F64);
+  patterns.add<F64Function<math::ExpM1Op>>(context, expm1F64);
+  patterns.add<F64Function<math::Log1pOp>>(context, log1pF64);
+  patterns.add<F64Function<math::TanhOp>>(context, tanhF64);
 }
 
 } // namespace mlir::spine

@@ -1,11 +1,11 @@
 //===- MathApproximations.h - our vector math functions ---------*- C++ -*-===//
 //
 // Patterns that replace math ops upstream has no accurate approximation for
-// by vectorizable arithmetic: f64 exp, exp2, log, log2, sin and cos, and f32
-// sin, cos and pow, computed in f64 so that one rounding to f32 at the end
-// is nearly all the error. They run in spine-approximate-math, before SCF is
-// lowered: sin and cos arguments outside the range their reduction is exact
-// for take a branch to libm.
+// by vectorizable arithmetic: f64 exp, exp2, log, log2, expm1, log1p, tanh,
+// sin and cos, and f32 sin, cos and pow, computed in f64 so that one rounding
+// to f32 at the end is nearly all the error. They run in
+// spine-approximate-math, before SCF is lowered: sin and cos arguments
+// outside the range their reduction is exact for take a branch to libm.
 //
 //===----------------------------------------------------------------------===//
 
@@ -30,7 +30,7 @@ Value expF64(ElementwiseBuilder &e, Value x,
 Value logF64(ElementwiseBuilder &e, Value x,
              F64Accuracy accuracy = F64Accuracy::Full);
 
-/// f64 exp, exp2, log and log2 (ExpLogF64.cpp).
+/// f64 exp, exp2, log, log2, expm1, log1p and tanh (ExpLogF64.cpp).
 void populateExpLogF64Patterns(RewritePatternSet &patterns);
 
 /// f32 and f64 sin and cos (SinCosApproximation.cpp).

@@ -112,6 +112,10 @@ struct SinCosPolynomials : OpRewritePattern<OpTy> {
     Value approx = e.select(negate, e.neg(value), value);
     if (single)
       approx = e.truncf(approx, element);
+    // sin(-0) = -0, which the reduction makes +0.
+    if (isSine)
+      approx = e.select(e.cmpf(arith::CmpFPredicate::OEQ, x, e.f(element, 0.0)),
+                        x, approx);
 
     Value outOfRange = e.xori(inRange, e.i(rewriter.getI1Type(), 1));
     Value any = outOfRange;

@@ -6,6 +6,7 @@ import pytest
 import torch
 import triton
 import triton.language as tl
+from triton.language.extra import libdevice
 
 
 @triton.jit
@@ -36,6 +37,18 @@ def unary_kernel(x_ptr, out_ptr, n, FN: tl.constexpr, BLOCK: tl.constexpr):
         y = tl.sigmoid(x)
     elif FN == "erf":
         y = tl.erf(x)
+    elif FN == "tanh":
+        y = libdevice.tanh(x)
+    elif FN == "expm1":
+        y = libdevice.expm1(x)
+    elif FN == "log1p":
+        y = libdevice.log1p(x)
+    elif FN == "tanh":
+        y = libdevice.tanh(x)
+    elif FN == "expm1":
+        y = libdevice.expm1(x)
+    elif FN == "log1p":
+        y = libdevice.log1p(x)
     else:
         y = tl.abs(x)
     tl.store(out_ptr + offs, y.to(out_ptr.dtype.element_ty), mask=mask)
@@ -156,6 +169,8 @@ def test_sin_cos_within_one_ulp_everywhere(fn):
     expected = getattr(torch, fn)(x.double()).float()
     ulps = _ulps(out, expected)
     assert ulps.max().item() <= 1, (x[ulps.argmax()].item(), out[ulps.argmax()].item())
+    zeros = (expected == 0) & (out == 0)  # _ulps does not tell -0 from +0
+    assert torch.equal(out[zeros].signbit(), expected[zeros].signbit())
 
 
 def test_pow_within_one_ulp():
@@ -247,6 +262,21 @@ def _f64_arguments(fn):
     elif fn == "sigmoid":
         x = torch.randn(20000, generator=g, dtype=torch.float64) * 20
         x = torch.cat([x, torch.tensor(specials + [800.0, -800.0], dtype=torch.float64)])
+    elif fn in ("tanh", "expm1", "log1p"):
+        # Tiny arguments (where relative accuracy is the point of these functions) up to every binade of
+        # both signs, the bounds of each branch (ln2/2, 20, 40, overflow), and log1p's pole at -1.
+        x = torch.cat(
+            [
+                torch.randn(5000, generator=g, dtype=torch.float64) * scale
+                for scale in (1e-9, 1e-3, 0.3, 3, 30)
+            ]
+        )
+        spread = torch.exp2(torch.rand(10000, generator=g, dtype=torch.float64) * 2000 - 1000)
+        bounds = [0.3465, 0.3467, -0.3466, 20.0, 20.0001, 40.0, 40.0001, -40.0, 709.7, 710.0, 5e-324, -5e-324]
+        x = torch.cat([x, spread, -spread, torch.tensor(specials + bounds, dtype=torch.float64)])
+        if fn == "log1p":
+            above_pole = -1 + torch.exp2(-torch.rand(2000, generator=g, dtype=torch.float64) * 53)
+            x = torch.cat([x, above_pole, torch.rand(5000, generator=g, dtype=torch.float64) * 2 - 1])
     else:
         # Overflow and underflow (subnormal results) ends, integers for exp2.
         lo, hi = (-1080, 1030) if fn == "exp2" else (-750, 712)
@@ -258,7 +288,9 @@ def _f64_arguments(fn):
     return x
 
 
-@pytest.mark.parametrize("fn", ["exp", "exp2", "log", "log2", "sigmoid", "sin", "cos"])
+@pytest.mark.parametrize(
+    "fn", ["exp", "exp2", "log", "log2", "sigmoid", "sin", "cos", "tanh", "expm1", "log1p"]
+)
 def test_f64_math_within_two_ulp(fn):
     x = _f64_arguments(fn)
     out = torch.empty_like(x)
@@ -270,6 +302,8 @@ def test_f64_math_within_two_ulp(fn):
         out[ulps.argmax()].item(),
         expected[ulps.argmax()].item(),
     )
+    zeros = (expected == 0) & (out == 0)  # _ulps does not tell -0 from +0
+    assert torch.equal(out[zeros].signbit(), expected[zeros].signbit())
     if fn == "exp2":  # exact at integers, as 2^n is
         integers = x == x.round()
         assert torch.equal(out[integers], expected[integers])
@@ -278,7 +312,7 @@ def test_f64_math_within_two_ulp(fn):
         assert torch.equal(out[powers], expected[powers])
 
 
-@pytest.mark.parametrize("fn", ["exp", "exp2", "log", "log2", "sin", "cos"])
+@pytest.mark.parametrize("fn", ["exp", "exp2", "log", "log2", "sin", "cos", "tanh", "expm1", "log1p"])
 def test_f64_math_is_vector_code(fn):
     x = torch.rand(256, dtype=torch.float64) + 0.5
     out = torch.empty_like(x)

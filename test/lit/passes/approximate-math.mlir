@@ -50,6 +50,32 @@ func.func @exp_log_f64(%x: vector<4xf64>) -> (vector<4xf64>, vector<4xf64>, vect
   return %0, %1, %2 : vector<4xf64>, vector<4xf64>, vector<4xf64>
 }
 
+// f64 expm1, log1p and tanh: exp's reduction with 2^n from the exponent
+// bits; log1p through log with the correction for rounding 1 + x; tanh
+// from expm1(2|x|) with x's sign. No call and no math op is left.
+// CHECK-LABEL: func.func @expm1_log1p_tanh_f64(
+// CHECK-NOT: math.expm1
+// CHECK-NOT: math.log1p
+// CHECK-NOT: math.tanh
+// CHECK: math.roundeven %{{.*}} : vector<4xf64>
+// CHECK: arith.shli %{{.*}} : vector<4xi64>
+// CHECK: %[[U:.*]] = arith.addf %arg0, %{{.*}} : vector<4xf64>
+// CHECK: %[[UM1:.*]] = arith.subf %[[U]], %{{.*}} : vector<4xf64>
+// CHECK: %[[LOST:.*]] = arith.subf %arg0, %[[UM1]] : vector<4xf64>
+// CHECK: arith.divf %[[LOST]], %[[U]] : vector<4xf64>
+// CHECK: math.absf %{{.*}} : vector<4xf64>
+// CHECK: math.copysign %{{.*}} : vector<4xf64>
+// CHECK-NOT: math.expm1
+// CHECK-NOT: math.log1p
+// CHECK-NOT: math.tanh
+// CHECK: return
+func.func @expm1_log1p_tanh_f64(%x: vector<4xf64>) -> (vector<4xf64>, vector<4xf64>, vector<4xf64>) {
+  %0 = math.expm1 %x : vector<4xf64>
+  %1 = math.log1p %x : vector<4xf64>
+  %2 = math.tanh %x : vector<4xf64>
+  return %0, %1, %2 : vector<4xf64>, vector<4xf64>, vector<4xf64>
+}
+
 // f32 sin: the argument reduced in f64 by two FMAs with the two parts of
 // pi/2, f64 polynomials, one truncation to f32; a branch to libm's f64 sin
 // only when some lane is beyond 2^36 (or infinite, or NaN).
@@ -61,7 +87,10 @@ func.func @exp_log_f64(%x: vector<4xf64>) -> (vector<4xf64>, vector<4xf64>, vect
 // CHECK: %[[NK:.*]] = arith.negf %[[K]]
 // CHECK: %[[R1:.*]] = math.fma %[[NK]], %{{.*}}, %[[X]] : vector<8xf64>
 // CHECK: math.fma %[[NK]], %{{.*}}, %[[R1]] : vector<8xf64>
-// CHECK: %[[APPROX:.*]] = arith.truncf %{{.*}} : vector<8xf64> to vector<8xf32>
+// CHECK: %[[T:.*]] = arith.truncf %{{.*}} : vector<8xf64> to vector<8xf32>
+// sin(-0) = -0: zero lanes keep the argument.
+// CHECK: %[[ZERO:.*]] = arith.cmpf oeq, %{{.*}}, %{{.*}} : vector<8xf32>
+// CHECK: %[[APPROX:.*]] = arith.select %[[ZERO]], %{{.*}}, %[[T]] : vector<8xi1>, vector<8xf32>
 // CHECK: %[[ANY:.*]] = vector.reduction <or>
 // CHECK: scf.if %[[ANY]] -> (vector<8xf32>) {
 // CHECK:   math.sin %{{.*}} {spine.libm_call} : vector<8xf64>
