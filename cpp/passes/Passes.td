@@ -99,6 +99,23 @@ def VectorizeMatmul : Pass<"spine-vectorize-matmul", "func::FuncOp"> {
                            "arith::ArithDialect", "memref::MemRefDialect"];
 }
 
+def ScheduleTilePrefetches
+    : Pass<"spine-schedule-tile-prefetches", "func::FuncOp"> {
+  let summary = "Prefetch a tl.dot's next operand tiles while the micro-kernel runs";
+  let description = [{
+    Runs after spine-vectorize-element-loops. A prefetch it marked (what a
+    tile copy reads in the next iteration of the loop over tiles) in a loop
+    nest that a matmul micro-kernel row loop follows in the same block moves
+    into the micro-kernel: a copy of the nest that keeps only the address
+    arithmetic and the prefetches runs at the start of each (row block,
+    column block) step, its loops over the tile's rows cut to that step's
+    even share, prefetching into L2. Nests whose prefetches are not all
+    inside such row loops (constant bounds, step 1) keep them where they
+    are.
+  }];
+  let dependentDialects = ["scf::SCFDialect", "arith::ArithDialect"];
+}
+
 def VectorizeElementLoops
     : Pass<"spine-vectorize-element-loops", "func::FuncOp"> {
   let summary = "Strip-mine innermost element loops into vector code";

@@ -138,6 +138,7 @@ void buildSpineTritonPipeline(OpPassManager &pm,
     VectorizeElementLoopsOptions elementLoops;
     elementLoops.vectorBits = options.vectorBits;
     pm.addNestedPass<func::FuncOp>(createVectorizeElementLoops(elementLoops));
+    pm.addNestedPass<func::FuncOp>(createScheduleTilePrefetches());
   }
   // Before SCF is lowered: sin and cos branch to libm for huge arguments.
   pm.addPass(createApproximateMath());

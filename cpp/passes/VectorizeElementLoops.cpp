@@ -29,6 +29,7 @@
 #include "passes/IterationEvaluator.h"
 #include "passes/LaneStrides.h"
 #include "passes/Passes.h"
+#include "passes/TilePrefetch.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -583,8 +584,10 @@ private:
     if (!next)
       return;
     bool write = isa<LLVM::StoreOp>(access);
-    LLVM::Prefetch::create(b, loc, next, b.getI32IntegerAttr(write),
-                           b.getI32IntegerAttr(3), b.getI32IntegerAttr(1));
+    auto prefetch =
+        LLVM::Prefetch::create(b, loc, next, b.getI32IntegerAttr(write),
+                               b.getI32IntegerAttr(3), b.getI32IntegerAttr(1));
+    prefetch->setAttr(kNextIterationPrefetch, b.getUnitAttr());
   }
 
   /// Emits `access(masked)` for consecutive lanes: a plain vector access when

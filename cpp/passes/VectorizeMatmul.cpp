@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/TilePrefetch.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -156,6 +157,7 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
 
     auto rows =
         scf::ForOp::create(b, loc, index(rowBegin), index(rowEnd), index(MR));
+    rows->setAttr(kMicroKernelRows, b.getUnitAttr());
     b.setInsertionPointToStart(rows.getBody());
     Value i = rows.getInductionVar();
     auto colsLoop =

@@ -261,3 +261,38 @@ func.func @ordered_sum(%in: memref<64xf32>, %acc: memref<f32>) {
   }
   return
 }
+
+// A tile copy inside a loop over tiles (run-time trip count): each strip
+// also prefetches what it reads in the loop's next iteration, the address
+// computed from the offset the loop yields; the prefetch is marked for
+// spine-schedule-tile-prefetches.
+// CHECK-LABEL: func.func @tile_copy_prefetches_next_tile
+// CHECK: scf.for %{{.*}} = %c0 to %arg1 step %c1 iter_args(%[[OFF:.*]] = %c0_i64) -> (i64) {
+// CHECK: scf.for %{{.*}} = %c0 to %c32{{.*}} step %c8
+// CHECK: %[[NEXT:.*]] = arith.addi %[[OFF]], %c128_i64 : i64
+// CHECK: arith.addi %{{.*}}, %[[NEXT]] : i64
+// CHECK: %[[AHEAD:.*]] = llvm.getelementptr
+// CHECK: "llvm.intr.prefetch"(%[[AHEAD]]) <{cache = 1 : i32, hint = 3 : i32, rw = 0 : i32}> {spine.next_iteration_prefetch}
+// CHECK: llvm.load %{{.*}} -> vector<8xf32>
+func.func @tile_copy_prefetches_next_tile(%base: i64, %tiles: index, %buf: memref<32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c0_i64 = arith.constant 0 : i64
+  %c4_i64 = arith.constant 4 : i64
+  %c128_i64 = arith.constant 128 : i64
+  %end = scf.for %t = %c0 to %tiles step %c1 iter_args(%off = %c0_i64) -> (i64) {
+    scf.for %k = %c0 to %c32 step %c1 {
+      %k64 = arith.index_cast %k : index to i64
+      %elt = arith.addi %k64, %off : i64
+      %bytes = arith.muli %elt, %c4_i64 : i64
+      %p = llvm.inttoptr %base : i64 to !llvm.ptr
+      %q = llvm.getelementptr %p[%bytes] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+      %x = llvm.load %q {alignment = 4 : i64} : !llvm.ptr -> f32
+      memref.store %x, %buf[%k] : memref<32xf32>
+    }
+    %next = arith.addi %off, %c128_i64 : i64
+    scf.yield %next : i64
+  }
+  return
+}

@@ -20,6 +20,8 @@
 // CHECK-COUNT-2: vector.fma
 // CHECK: scf.yield
 // CHECK-COUNT-12: vector.store {{.*}}, %arg2
+// The row loop is marked for spine-schedule-tile-prefetches.
+// CHECK: } {spine.micro_kernel_rows}
 // CHECK: scf.for %{{.*}} = %c60{{.*}} to %c64{{.*}} step %c4
 // CHECK-COUNT-8: vector.fma
 // CHECK-NOT: linalg.matmul

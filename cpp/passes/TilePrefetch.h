@@ -1,0 +1,27 @@
+//===- TilePrefetch.h - markers for scheduling tile prefetches --*- C++ -*-===//
+//
+// The attributes by which spine-schedule-tile-prefetches finds what the
+// earlier passes made: the prefetches of a tile's next iteration (from
+// spine-vectorize-element-loops) and the micro-kernel's loop over row blocks
+// (from spine-vectorize-matmul).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPINE_TRITON_PASSES_TILEPREFETCH_H
+#define SPINE_TRITON_PASSES_TILEPREFETCH_H
+
+#include "llvm/ADT/StringRef.h"
+
+namespace mlir::spine {
+
+/// Unit attribute of an llvm.intr.prefetch of what a tile loop reads in the
+/// next iteration of the loop around it.
+constexpr llvm::StringLiteral kNextIterationPrefetch =
+    "spine.next_iteration_prefetch";
+
+/// Unit attribute of the scf.for over MR-row blocks of a matmul micro-kernel.
+constexpr llvm::StringLiteral kMicroKernelRows = "spine.micro_kernel_rows";
+
+} // namespace mlir::spine
+
+#endif // SPINE_TRITON_PASSES_TILEPREFETCH_H
