@@ -17,6 +17,7 @@ import triton
 import triton.language as tl
 from spine_triton import emulation, targets
 from triton.backends.spine_triton.driver import CPUDriver, DeviceAssertionError
+from triton.language.extra import libdevice
 
 # The arguments every matmul kernel starts with: one definition, in examples/ (a directory of scripts).
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
@@ -136,6 +137,41 @@ def test_f64_exp_log_sin_are_rvv_code():
     torch.testing.assert_close(e, torch.exp(x), rtol=5e-16, atol=0, equal_nan=True)
     torch.testing.assert_close(lg, torch.log(x), rtol=5e-16, atol=0, equal_nan=True)
     torch.testing.assert_close(sn, torch.sin(x), rtol=5e-16, atol=0, equal_nan=True)
+
+
+@triton.jit
+def f64_small_argument_kernel(x_ptr, tanh_ptr, expm1_ptr, log1p_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    tl.store(tanh_ptr + offs, libdevice.tanh(x), mask=mask)
+    tl.store(expm1_ptr + offs, libdevice.expm1(x), mask=mask)
+    tl.store(log1p_ptr + offs, libdevice.log1p(tl.abs(x)), mask=mask)
+
+
+def test_f64_tanh_expm1_log1p_are_rvv_code():
+    # Tiny arguments (where these functions keep relative accuracy), both signs, the branch bounds.
+    g = torch.Generator().manual_seed(2)
+    special = torch.tensor(
+        [0.0, -0.0, 1e-310, 20.5, 45.0, -45.0, float("inf"), float("nan")], dtype=torch.float64
+    )
+    x = torch.cat(
+        [
+            torch.randn(200, generator=g, dtype=torch.float64) * 3,
+            torch.randn(100, generator=g) * 1e-9,
+            special,
+        ]
+    ).double()
+    th, em, lp = (torch.empty_like(x) for _ in range(3))
+    kernel = f64_small_argument_kernel[(triton.cdiv(x.numel(), 64),)](x, th, em, lp, x.numel(), BLOCK=64)
+    asm = kernel.asm["asm"]
+    assert re.search(r"vfmadd\.v|vfmacc\.v", asm)
+    assert not re.search(r"call\s+(tanh|expm1|log1p)\b", asm)  # no libm call per lane
+    torch.testing.assert_close(th, torch.tanh(x), rtol=5e-16, atol=0, equal_nan=True)
+    torch.testing.assert_close(em, torch.expm1(x), rtol=5e-16, atol=0, equal_nan=True)
+    # torch's log1p(1e-310) is one subnormal step off the exact result, the argument itself.
+    torch.testing.assert_close(lp, torch.log1p(x.abs()), rtol=5e-16, atol=1e-323, equal_nan=True)
+    assert lp[x.abs() == 1e-310].item() == 1e-310
 
 
 @triton.jit
