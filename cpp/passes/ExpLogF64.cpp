@@ -13,8 +13,9 @@
 // exp2 and log2 use the same pieces with their own scaling, so that
 // exp2(integer) and log2(power of two) are exact. expm1, log1p and tanh keep
 // small arguments accurate: expm1 reduces as exp does but sums its series
-// without the 1, log1p corrects log(1 + x) for the rounding of 1 + x, and
-// tanh is expm1(2|x|) / (expm1(2|x|) + 2). pow (PowApproximation.cpp) is
+// without the 1 (2^n - 1 is added in the same FMA), log1p corrects
+// log(1 + x) for the rounding of 1 + x, and tanh is expm1(2|x|) /
+// (expm1(2|x|) + 2). pow (PowApproximation.cpp) is
 // built from exp and log too.
 //
 //===----------------------------------------------------------------------===//
@@ -159,29 +160,27 @@ Value log2F64(ElementwiseBuilder &e, Value x) {
   return logSpecialCases(e, x, e.add(exponent, scaled));
 }
 
-/// expm1 for x in [-40, 40] (clamped): 2^n expm1(r) + (2^n - 1), n and r
-/// as in exp, with expm1(r) = r + r^2 (1/2! + r/3! + ... + r^12/14!). For
-/// |x| <= ln2 / 2, n = 0 and the result is the series itself, so small
-/// arguments keep their relative accuracy; below -40 it rounds to -1.
-Value expm1Core(ElementwiseBuilder &e, Value x) {
-  auto c = [&](double v) { return e.fLike(x, v); };
-  x = clamp(e, x, -40, 40);
-  Value minusN = e.neg(e.roundeven(e.mul(x, c(kInvLn2Hi))));
-  Value r = e.fma(minusN, c(kLn2Lo), e.fma(minusN, c(kLn2Hi), x));
-  SmallVector<double> inverseFactorials;
-  double factorial = 1;
-  for (int n = 2; n <= 14; ++n)
-    inverseFactorials.push_back(1.0 / (factorial *= n));
-  Value p = e.fma(e.mul(r, r), e.polynomial(r, inverseFactorials), r);
-  Value scale = powerOfTwo(e, e.neg(minusN));
-  return e.fma(scale, p, e.sub(scale, c(1.0)));
-}
-
-/// exp(x) - 1; beyond 40, exp(x) itself (the 1 is below its last bit).
+/// exp(x) - 1 = 2^n expm1(r) + (2^n - 1), n and r as in exp, with
+/// expm1(r) = r + r^2 (1/2! + r/3! + ... + r^12/14!) and the two terms added
+/// by one FMA (for n > 53 the 1 is below the last bit). For |x| <= ln2 / 2,
+/// n = 0 and the result is the series itself, so small arguments keep their
+/// relative accuracy. n = 1024 (x up to 710, where the result overflows)
+/// takes 2^1023 and a doubling; below -40 the result rounds to -1.
 Value expm1F64(ElementwiseBuilder &e, Value x) {
   auto c = [&](double v) { return e.fLike(x, v); };
-  Value result = e.select(e.cmpf(arith::CmpFPredicate::OGT, x, c(40)),
-                          expF64(e, x), expm1Core(e, x));
+  Value clamped = clamp(e, x, -40, 710);
+  Value n = e.roundeven(e.mul(clamped, c(kInvLn2Hi)));
+  Value minusN = e.neg(n);
+  Value r = e.fma(minusN, c(kLn2Lo), e.fma(minusN, c(kLn2Hi), clamped));
+  SmallVector<double> inverseFactorials;
+  double factorial = 1;
+  for (int k = 2; k <= 14; ++k)
+    inverseFactorials.push_back(1.0 / (factorial *= k));
+  Value p = e.fma(e.mul(r, r), e.polynomial(r, inverseFactorials), r);
+  Value m = e.minimum(n, c(1023.0));
+  Value scale = powerOfTwo(e, m);
+  Value result =
+      e.mul(e.fma(scale, p, e.sub(scale, c(1.0))), powerOfTwo(e, e.sub(n, m)));
   // expm1(-0) = -0, which the sums above make +0.
   return e.select(e.cmpf(arith::CmpFPredicate::OEQ, x, c(0.0)), x, result);
 }
@@ -207,7 +206,7 @@ Value log1pF64(ElementwiseBuilder &e, Value x) {
 Value tanhF64(ElementwiseBuilder &e, Value x) {
   auto c = [&](double v) { return e.fLike(x, v); };
   Value a = e.abs(x);
-  Value t = expm1Core(e, e.add(a, a));
+  Value t = expm1F64(e, e.add(a, a));
   Value magnitude = e.select(e.cmpf(arith::CmpFPredicate::OGT, a, c(20)),
                              c(1.0), e.div(t, e.add(t, c(2.0))));
   magnitude = e.select(e.cmpf(kOLT, a, c(0x1p-27)), a, magnitude);

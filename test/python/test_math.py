@@ -272,7 +272,8 @@ def _f64_arguments(fn):
             ]
         )
         spread = torch.exp2(torch.rand(10000, generator=g, dtype=torch.float64) * 2000 - 1000)
-        bounds = [0.3465, 0.3467, -0.3466, 20.0, 20.0001, 40.0, 40.0001, -40.0, 709.7, 710.0, 5e-324, -5e-324]
+        bounds = [0.3465, 0.3467, -0.3466, 20.0, 20.0001, 40.0, 40.0001, -40.0, 709.7, 709.78, 710.0]
+        bounds += [5e-324, -5e-324, 1e-310, -1e-310, 2.2e-308]
         x = torch.cat([x, spread, -spread, torch.tensor(specials + bounds, dtype=torch.float64)])
         if fn == "log1p":
             above_pole = -1 + torch.exp2(-torch.rand(2000, generator=g, dtype=torch.float64) * 53)
@@ -304,6 +305,9 @@ def test_f64_math_within_two_ulp(fn):
     )
     zeros = (expected == 0) & (out == 0)  # _ulps does not tell -0 from +0
     assert torch.equal(out[zeros].signbit(), expected[zeros].signbit())
+    if fn in ("tanh", "expm1", "log1p"):  # x itself, correctly rounded, for tiny x (subnormals too)
+        tiny = x.abs() < 2**-60
+        assert torch.equal(out[tiny], x[tiny])
     if fn == "exp2":  # exact at integers, as 2^n is
         integers = x == x.round()
         assert torch.equal(out[integers], expected[integers])
