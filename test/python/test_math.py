@@ -43,12 +43,6 @@ def unary_kernel(x_ptr, out_ptr, n, FN: tl.constexpr, BLOCK: tl.constexpr):
         y = libdevice.expm1(x)
     elif FN == "log1p":
         y = libdevice.log1p(x)
-    elif FN == "tanh":
-        y = libdevice.tanh(x)
-    elif FN == "expm1":
-        y = libdevice.expm1(x)
-    elif FN == "log1p":
-        y = libdevice.log1p(x)
     else:
         y = tl.abs(x)
     tl.store(out_ptr + offs, y.to(out_ptr.dtype.element_ty), mask=mask)
