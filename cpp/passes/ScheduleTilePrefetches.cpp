@@ -157,8 +157,9 @@ struct ScheduleTilePrefetchesPass
   /// only computes addresses and prefetches, its loops over rows cut to
   /// that step's share of the rows.
   static void schedule(scf::ForOp rows, ArrayRef<Operation *> nests) {
-    // The loop over column blocks is the row loop's first; a micro-kernel
-    // without one (or where it has no iterations) shares by row block.
+    // The loop over column blocks is the row loop's first (one with
+    // iterations, as spine-vectorize-matmul makes it); without one the
+    // prefetches stay in the copies.
     scf::ForOp cols;
     for (Operation &op : *rows.getBody())
       if (auto loop = dyn_cast<scf::ForOp>(op)) {
@@ -166,21 +167,23 @@ struct ScheduleTilePrefetchesPass
           cols = loop;
         break;
       }
-    Block *step = cols ? cols.getBody() : rows.getBody();
-    int64_t blocks =
-        *constantTrips(rows) * (cols ? *constantTrips(cols) : int64_t{1});
+    if (!cols)
+      return;
+    int64_t colBlocks = *constantTrips(cols);
+    int64_t blocks = *constantTrips(rows) * colBlocks;
     Location loc = rows.getLoc();
-    OpBuilder b = OpBuilder::atBlockBegin(step);
+    OpBuilder b = OpBuilder::atBlockBegin(cols.getBody());
     auto index = [&](int64_t v) {
       return arith::ConstantIndexOp::create(b, loc, v).getResult();
     };
-    // The number of the current step, made once something uses it.
+    // The number of the current (row block, column block) step, made once
+    // something uses it.
     Value block;
     auto blockNumber = [&]() {
       if (block)
         return block;
       OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(step);
+      b.setInsertionPointToStart(cols.getBody());
       auto number = [&](scf::ForOp loop) -> Value {
         return arith::DivUIOp::create(
             b, loc,
@@ -188,12 +191,10 @@ struct ScheduleTilePrefetchesPass
                                   loop.getLowerBound()),
             loop.getStep());
       };
-      block = number(rows);
-      if (cols)
-        block = arith::AddIOp::create(
-            b, loc,
-            arith::MulIOp::create(b, loc, block, index(*constantTrips(cols))),
-            number(cols));
+      Value row = number(rows);
+      Value col = number(cols);
+      block = arith::AddIOp::create(
+          b, loc, arith::MulIOp::create(b, loc, row, index(colBlocks)), col);
       return block;
     };
     for (Operation *nest : nests) {

@@ -129,3 +129,34 @@ func.func @dynamic_rows(%base: i64, %tiles: index, %buf: memref<16x8xf32>, %rows
   }
   return
 }
+
+// A row loop without a loop over column blocks inside is not one
+// spine-vectorize-matmul made: the prefetch stays in the copy.
+// CHECK-LABEL: func.func @rows_without_columns
+// CHECK: scf.for %{{.*}} = %c0 to %c16 step %c1 {
+// CHECK: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 3 : i32, rw = 0 : i32}> {spine.next_iteration_prefetch}
+// CHECK: } {spine.micro_kernel_rows}
+func.func @rows_without_columns(%base: i64, %tiles: index, %buf: memref<16x8xf32>, %acc: memref<12x8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %c12 = arith.constant 12 : index
+  %c16 = arith.constant 16 : index
+  %c4_i64 = arith.constant 4 : i64
+  scf.for %k = %c0 to %tiles step %c1 {
+    scf.for %r = %c0 to %c16 step %c1 {
+      %r_i64 = arith.index_cast %r : index to i64
+      %bytes = arith.muli %r_i64, %c4_i64 : i64
+      %p = llvm.inttoptr %base : i64 to !llvm.ptr
+      %src = llvm.getelementptr %p[%bytes] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+      "llvm.intr.prefetch"(%src) <{cache = 1 : i32, hint = 3 : i32, rw = 0 : i32}> {spine.next_iteration_prefetch} : (!llvm.ptr) -> ()
+      %v = llvm.load %src {alignment = 4 : i64} : !llvm.ptr -> vector<8xf32>
+      vector.store %v, %buf[%r, %c0] : memref<16x8xf32>, vector<8xf32>
+    }
+    scf.for %i = %c0 to %c12 step %c6 {
+      %a = vector.load %acc[%i, %c0] : memref<12x8xf32>, vector<8xf32>
+      vector.store %a, %acc[%i, %c0] : memref<12x8xf32>, vector<8xf32>
+    } {spine.micro_kernel_rows}
+  }
+  return
+}
