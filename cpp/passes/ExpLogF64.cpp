@@ -24,6 +24,7 @@
 
 #include "mlir/Dialect/Math/IR/Math.h"
 
+#include <algorithm>
 #include <limits>
 
 namespace mlir::spine {
@@ -51,16 +52,34 @@ Value powerOfTwo(ElementwiseBuilder &e, Value k) {
   return e.bitcast(e.shl(biased, e.i(i64, 52)), e.b.getF64Type());
 }
 
+/// 1/first!, ..., 1/last!, each rounded once (n! is exact in f64 up to 22!).
+SmallVector<double> inverseFactorials(int first, int last) {
+  SmallVector<double> terms;
+  double factorial = 1;
+  for (int n = 0; n <= last; ++n) {
+    factorial *= std::max(n, 1);
+    if (n >= first)
+      terms.push_back(1.0 / factorial);
+  }
+  return terms;
+}
+
+/// n = roundeven(x / ln2) and r = x - n ln2 by two FMAs (ln2 in two parts),
+/// |r| <= ln2 / 2: the reduction of exp and expm1.
+std::pair<Value, Value> reduceByLn2(ElementwiseBuilder &e, Value x) {
+  Value n = e.roundeven(e.mul(x, e.fLike(x, kInvLn2Hi)));
+  Value minusN = e.neg(n);
+  Value r =
+      e.fma(minusN, e.fLike(x, kLn2Lo), e.fma(minusN, e.fLike(x, kLn2Hi), x));
+  return {n, r};
+}
+
 /// exp(r) for |r| <= ln2 / 2 (a little more does no harm): the Taylor series
 /// to r^13, or to r^10 (below 3e-13 relative) for an f32 result.
 Value expOfReduced(ElementwiseBuilder &e, Value r,
                    F64Accuracy accuracy = F64Accuracy::Full) {
-  // 1 / n!, each rounded once (n! is exact in f64 up to 22!).
-  SmallVector<double> inverseFactorials = {1.0};
-  double factorial = 1;
-  for (int n = 1; n <= (accuracy == F64Accuracy::Full ? 13 : 10); ++n)
-    inverseFactorials.push_back(1.0 / (factorial *= n));
-  return e.polynomial(r, inverseFactorials);
+  return e.polynomial(
+      r, inverseFactorials(0, accuracy == F64Accuracy::Full ? 13 : 10));
 }
 
 /// p 2^n for integral n in [-2044, 2046], in two halves that are normal
@@ -165,24 +184,21 @@ Value log2F64(ElementwiseBuilder &e, Value x) {
 /// by one FMA (for n > 53 the 1 is below the last bit). For |x| <= ln2 / 2,
 /// n = 0 and the result is the series itself, so small arguments keep their
 /// relative accuracy. n = 1024 (x up to 710, where the result overflows)
-/// takes 2^1023 and a doubling; below -40 the result rounds to -1.
-Value expm1F64(ElementwiseBuilder &e, Value x) {
+/// takes 2^1023 and a doubling; below -40 the result rounds to -1. Zero
+/// comes out +0 either way; expm1F64 gives -0 its sign back.
+Value expm1OfNonzero(ElementwiseBuilder &e, Value x) {
   auto c = [&](double v) { return e.fLike(x, v); };
-  Value clamped = clamp(e, x, -40, 710);
-  Value n = e.roundeven(e.mul(clamped, c(kInvLn2Hi)));
-  Value minusN = e.neg(n);
-  Value r = e.fma(minusN, c(kLn2Lo), e.fma(minusN, c(kLn2Hi), clamped));
-  SmallVector<double> inverseFactorials;
-  double factorial = 1;
-  for (int k = 2; k <= 14; ++k)
-    inverseFactorials.push_back(1.0 / (factorial *= k));
-  Value p = e.fma(e.mul(r, r), e.polynomial(r, inverseFactorials), r);
+  auto [n, r] = reduceByLn2(e, clamp(e, x, -40, 710));
+  Value p = e.fma(e.mul(r, r), e.polynomial(r, inverseFactorials(2, 14)), r);
   Value m = e.minimum(n, c(1023.0));
   Value scale = powerOfTwo(e, m);
-  Value result =
-      e.mul(e.fma(scale, p, e.sub(scale, c(1.0))), powerOfTwo(e, e.sub(n, m)));
-  // expm1(-0) = -0, which the sums above make +0.
-  return e.select(e.cmpf(arith::CmpFPredicate::OEQ, x, c(0.0)), x, result);
+  return e.mul(e.fma(scale, p, e.sub(scale, c(1.0))),
+               powerOfTwo(e, e.sub(n, m)));
+}
+
+Value expm1F64(ElementwiseBuilder &e, Value x) {
+  return e.select(e.cmpf(arith::CmpFPredicate::OEQ, x, e.fLike(x, 0.0)), x,
+                  expm1OfNonzero(e, x));
 }
 
 /// log(1 + x) = log(u) + (x - (u - 1)) / u with u = 1 + x rounded: u - 1 is
@@ -206,7 +222,8 @@ Value log1pF64(ElementwiseBuilder &e, Value x) {
 Value tanhF64(ElementwiseBuilder &e, Value x) {
   auto c = [&](double v) { return e.fLike(x, v); };
   Value a = e.abs(x);
-  Value t = expm1F64(e, e.add(a, a));
+  // Zero lanes take |x| below, so expm1's sign of zero does not matter.
+  Value t = expm1OfNonzero(e, e.add(a, a));
   Value magnitude = e.select(e.cmpf(arith::CmpFPredicate::OGT, a, c(20)),
                              c(1.0), e.div(t, e.add(t, c(2.0))));
   magnitude = e.select(e.cmpf(kOLT, a, c(0x1p-27)), a, magnitude);
@@ -219,10 +236,7 @@ Value expF64(ElementwiseBuilder &e, Value x, F64Accuracy accuracy) {
   // Beyond these every result is 0 or infinity (in f64, or in f32).
   bool full = accuracy == F64Accuracy::Full;
   x = full ? clamp(e, x, -760, 720) : clamp(e, x, -200, 200);
-  Value n = e.roundeven(e.mul(x, e.fLike(x, kInvLn2Hi)));
-  Value minusN = e.neg(n);
-  Value r =
-      e.fma(minusN, e.fLike(x, kLn2Lo), e.fma(minusN, e.fLike(x, kLn2Hi), x));
+  auto [n, r] = reduceByLn2(e, x);
   Value p = expOfReduced(e, r, accuracy);
   // |n| <= 289 for an f32 result: 2^n is one normal power of two.
   return full ? scaleByPowerOfTwo(e, p, n) : e.mul(p, powerOfTwo(e, n));
