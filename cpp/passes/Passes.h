@@ -44,6 +44,11 @@ struct SpineTritonPipelineOptions
       *this, "vector-registers",
       llvm::cl::desc("Number of architectural vector registers"),
       llvm::cl::init(16)};
+  Option<uint64_t> streamingStoreBytes{
+      *this, "streaming-store-bytes",
+      llvm::cl::desc("Loops whose accesses over a launch reach this many "
+                     "bytes store past the caches (x86 only; 0: never)"),
+      llvm::cl::init(0)};
 };
 
 /// Appends the Linalg -> LLVM dialect pipeline to `pm`.

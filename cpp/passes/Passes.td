@@ -125,11 +125,18 @@ def VectorizeElementLoops
     widened to vectors: masks become lane masks, buffer accesses at the
     induction variable become vector loads/stores, and accesses through
     computed addresses become a masked vector access when the addresses are
-    consecutive at run time, else a masked gather/scatter.
+    consecutive at run time, else a masked gather/scatter. With
+    streaming-store-bytes set, whole-register stores of a loop whose
+    accesses over the launch reach that many bytes are non-temporal when
+    aligned (decided at run time), and a fence follows the loop.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"256",
            "Width of one vector register in bits">,
+    Option<"streamingStoreBytes", "streaming-store-bytes", "uint64_t",
+           /*default=*/"0",
+           "Stores of a loop whose accesses over the launch reach this many "
+           "bytes bypass the caches (x86 movnt; 0: never)">,
   ];
   let dependentDialects = ["vector::VectorDialect", "scf::SCFDialect",
                            "arith::ArithDialect", "LLVM::LLVMDialect"];

@@ -137,6 +137,7 @@ void buildSpineTritonPipeline(OpPassManager &pm,
   if (options.vectorBits > 0) {
     VectorizeElementLoopsOptions elementLoops;
     elementLoops.vectorBits = options.vectorBits;
+    elementLoops.streamingStoreBytes = options.streamingStoreBytes;
     pm.addNestedPass<func::FuncOp>(createVectorizeElementLoops(elementLoops));
     pm.addNestedPass<func::FuncOp>(createScheduleTilePrefetches());
   }

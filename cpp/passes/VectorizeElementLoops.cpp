@@ -29,6 +29,7 @@
 #include "passes/IterationEvaluator.h"
 #include "passes/LaneStrides.h"
 #include "passes/Passes.h"
+#include "passes/ProgramIdArguments.h"
 #include "passes/TilePrefetch.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -427,10 +428,13 @@ Contiguity findContiguity(OpBuilder &b, scf::ForOp loop,
 /// Emits the widened body of one strip of VF iterations.
 class Widener {
 public:
+  /// `streaming`, if given, is the i1 that streamingCondition computes:
+  /// whole-register stores to aligned addresses then bypass the caches.
   Widener(OpBuilder &b, Location loc, const LoopAnalysis &analysis,
-          const Contiguity &contiguity, int64_t lanes)
+          const Contiguity &contiguity, int64_t lanes, Value streaming,
+          int64_t registerBytes)
       : b(b), loc(loc), analysis(analysis), contiguity(contiguity),
-        lanes(lanes) {}
+        lanes(lanes), streaming(streaming), registerBytes(registerBytes) {}
 
   /// Widens one strip; `accumulators` are the strip loop's iter_args, one
   /// per reduction. Returns the partial results to yield.
@@ -584,10 +588,24 @@ private:
     if (!next)
       return;
     bool write = isa<LLVM::StoreOp>(access);
-    auto prefetch =
-        LLVM::Prefetch::create(b, loc, next, b.getI32IntegerAttr(write),
-                               b.getI32IntegerAttr(3), b.getI32IntegerAttr(1));
-    prefetch->setAttr(kNextIterationPrefetch, b.getUnitAttr());
+    auto emit = [&](OpBuilder &b, Location loc) {
+      auto prefetch = LLVM::Prefetch::create(
+          b, loc, next, b.getI32IntegerAttr(write), b.getI32IntegerAttr(3),
+          b.getI32IntegerAttr(1));
+      prefetch->setAttr(kNextIterationPrefetch, b.getUnitAttr());
+    };
+    if (!write || !streaming) {
+      emit(b, loc);
+      return;
+    }
+    // A streaming store writes around the cache: fetching its lines first
+    // would undo that.
+    Value plain = arith::XOrIOp::create(
+        b, loc, streaming, arith::ConstantIntOp::create(b, loc, 1, 1));
+    scf::IfOp::create(b, loc, plain, [&](OpBuilder &b, Location loc) {
+      emit(b, loc);
+      scf::YieldOp::create(b, loc);
+    });
   }
 
   /// Emits `access(masked)` for consecutive lanes: a plain vector access when
@@ -661,7 +679,7 @@ private:
                      LLVM::MaskedStoreOp::create(b, loc, value, ptr, mask,
                                                  align);
                    else
-                     LLVM::StoreOp::create(b, loc, value, ptr, align);
+                     storeWhole(b, loc, value, ptr, align, lanes * size);
                    return Value();
                  });
     };
@@ -679,6 +697,37 @@ private:
         [&](OpBuilder &b, Location loc) {
           LLVM::masked_scatter::create(b, loc, value, pointers(addrs),
                                        mask ? mask : allTrue(), align);
+          scf::YieldOp::create(b, loc);
+        });
+  }
+
+  /// A store of every lane: non-temporal (a streaming store, which skips
+  /// reading the line in and leaves the caches to what is read) when the
+  /// loop streams and the address is aligned to whole registers, as x86's
+  /// movnt requires; a plain store otherwise.
+  void storeWhole(OpBuilder &b, Location loc, Value value, Value ptr,
+                  unsigned align, int64_t bytes) {
+    if (!streaming || bytes % registerBytes != 0) {
+      LLVM::StoreOp::create(b, loc, value, ptr, align);
+      return;
+    }
+    Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), ptr);
+    Value offset =
+        arith::AndIOp::create(b, loc, addr,
+                              arith::ConstantIntOp::create(
+                                  b, loc, b.getI64Type(), registerBytes - 1));
+    Value aligned = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, offset,
+        arith::ConstantIntOp::create(b, loc, b.getI64Type(), 0));
+    scf::IfOp::create(
+        b, loc, arith::AndIOp::create(b, loc, streaming, aligned),
+        [&](OpBuilder &b, Location loc) {
+          LLVM::StoreOp::create(b, loc, value, ptr, registerBytes,
+                                /*isVolatile=*/false, /*isNonTemporal=*/true);
+          scf::YieldOp::create(b, loc);
+        },
+        [&](OpBuilder &b, Location loc) {
+          LLVM::StoreOp::create(b, loc, value, ptr, align);
           scf::YieldOp::create(b, loc);
         });
   }
@@ -792,6 +841,8 @@ private:
   const LoopAnalysis &analysis;
   const Contiguity &contiguity;
   int64_t lanes;
+  Value streaming;
+  int64_t registerBytes;
   IRMapping scalars;
   /// Computes scalar values of the strip's first lane.
   std::optional<IterationEvaluator> firstLane;
@@ -822,7 +873,101 @@ struct VectorizeElementLoopsPass
       vectorize(loop);
   }
 
-  void vectorize(scf::ForOp loop) {
+  /// Whether the loop's stores should stream past the caches: when the
+  /// bytes its accesses touch over the whole launch (per iteration, times
+  /// its trips, the trips of every loop around it and the number of
+  /// programs, as if no two touched the same memory) reach
+  /// `streamingStoreBytes`, the last-level cache, what it writes would be
+  /// evicted before anything read it again, and reading each line in before
+  /// writing it is a third more memory traffic for a vector add. glibc's
+  /// memcpy and memset make the same choice, by size. An i1 computed at run
+  /// time before the loop; null when the option is off, nothing is stored
+  /// to kernel memory or the kernel may publish its stores to other threads
+  /// (mayPublishStores).
+  Value streamingCondition(OpBuilder &b, scf::ForOp loop, int64_t trips) {
+    if (streamingStoreBytes == 0)
+      return {};
+    auto func = loop->getParentOfType<func::FuncOp>();
+    if (!func || func.getNumArguments() < kNumProgramIdArgs ||
+        mayPublishStores(func))
+      return {};
+    int64_t bytesPerTrip = 0;
+    bool stores = false;
+    loop.getBody()->walk([&](Operation *op) {
+      Type type = llvm::TypeSwitch<Operation *, Type>(op)
+                      .Case([](LLVM::LoadOp o) { return o.getType(); })
+                      .Case([](memref::LoadOp o) { return o.getType(); })
+                      .Case([&](LLVM::StoreOp o) {
+                        stores = true;
+                        return o.getValue().getType();
+                      })
+                      .Case([](memref::StoreOp o) {
+                        return o.getValueToStore().getType();
+                      })
+                      .Default([](Operation *) { return Type(); });
+      if (type && type.isIntOrFloat())
+        bytesPerTrip += llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
+    });
+    if (!stores)
+      return {};
+    // In f64: products of run-time counts cannot overflow there.
+    Location loc = loop.getLoc();
+    Type f64 = b.getF64Type();
+    auto toF64 = [&](Value count) -> Value {
+      if (count.getType().isIndex())
+        count = arith::IndexCastOp::create(b, loc, b.getI64Type(), count);
+      return arith::SIToFPOp::create(b, loc, f64, count);
+    };
+    Value total = arith::ConstantFloatOp::create(
+        b, loc, cast<FloatType>(f64),
+        APFloat(static_cast<double>(trips * bytesPerTrip)));
+    for (Value programs : func.getArguments().take_back(3))
+      total = arith::MulFOp::create(
+          b, loc, total, arith::UIToFPOp::create(b, loc, f64, programs));
+    for (auto outer = loop->getParentOfType<scf::ForOp>(); outer;
+         outer = outer->getParentOfType<scf::ForOp>()) {
+      Value span = arith::SubIOp::create(b, loc, outer.getUpperBound(),
+                                         outer.getLowerBound());
+      Value outerTrips =
+          arith::CeilDivSIOp::create(b, loc, span, outer.getStep());
+      Value zero = arith::ConstantOp::create(
+          b, loc, b.getZeroAttr(outerTrips.getType()));
+      outerTrips = arith::MaxSIOp::create(b, loc, outerTrips, zero);
+      total = arith::MulFOp::create(b, loc, total, toF64(outerTrips));
+    }
+    Value threshold = arith::ConstantFloatOp::create(
+        b, loc, cast<FloatType>(f64),
+        APFloat(static_cast<double>(streamingStoreBytes)));
+    return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OGE, total,
+                                 threshold);
+  }
+
+  /// Streaming stores are weakly ordered: other threads may see them after
+  /// later stores, and atomics do not order them on every x86 core. The
+  /// launcher fences them once per thread at the end of the launch, which
+  /// is all a kernel without atomics (or calls, which may hold some) can
+  /// observe; kernels with them keep plain stores.
+  static bool mayPublishStores(func::FuncOp func) {
+    return func
+        .walk([](Operation *op) {
+          if (isa<LLVM::AtomicRMWOp, LLVM::AtomicCmpXchgOp, LLVM::FenceOp,
+                  memref::AtomicRMWOp, memref::GenericAtomicRMWOp,
+                  CallOpInterface>(op))
+            return WalkResult::interrupt();
+          if (auto load = dyn_cast<LLVM::LoadOp>(op);
+              load && load.getOrdering() != LLVM::AtomicOrdering::not_atomic)
+            return WalkResult::interrupt();
+          if (auto store = dyn_cast<LLVM::StoreOp>(op);
+              store && store.getOrdering() != LLVM::AtomicOrdering::not_atomic)
+            return WalkResult::interrupt();
+          return WalkResult::advance();
+        })
+        .wasInterrupted();
+  }
+
+  /// `streaming`: the condition the outermost call computed, for the
+  /// narrower strips of the iterations left over.
+  void vectorize(scf::ForOp loop, Value streaming = {}, bool outermost = true) {
     if (loop.getNumResults() != 0 ||
         !loop.getInductionVar().getType().isIndex())
       return;
@@ -858,6 +1003,8 @@ struct VectorizeElementLoopsPass
                                  neutralElement(r.kind, type))));
     }
     Contiguity contiguity = findContiguity(b, loop, analysis, *lb, *ub);
+    if (outermost)
+      streaming = streamingCondition(b, loop, trips);
     Value stripEnd =
         arith::ConstantIndexOp::create(b, loc, *lb + strips * lanes);
     auto strip = scf::ForOp::create(
@@ -865,7 +1012,7 @@ struct VectorizeElementLoopsPass
         arith::ConstantIndexOp::create(b, loc, lanes), inits);
     b.setInsertionPointToStart(strip.getBody());
     SmallVector<Value> partials =
-        Widener(b, loc, analysis, contiguity, lanes)
+        Widener(b, loc, analysis, contiguity, lanes, streaming, vectorBits / 8)
             .run(loop, strip.getInductionVar(), strip.getRegionIterArgs());
     Block *body = strip.getBody();
     if (!body->empty() && isa<scf::YieldOp>(body->back()))
@@ -897,7 +1044,7 @@ struct VectorizeElementLoopsPass
     // over 1023 elements, what a row's reduction after its first element
     // is, would otherwise end in 31 dependent scalar steps.
     loop.getLowerBoundMutable().assign(stripEnd);
-    vectorize(loop);
+    vectorize(loop, streaming, /*outermost=*/false);
   }
 };
 

@@ -5,11 +5,17 @@
 #include <algorithm>
 #include <cstdint>
 #include <omp.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 namespace {
 
 /// Runs programs [begin, end) of the flattened grid, pid_x fastest. The
 /// program ids are stepped incrementally rather than divided out per program.
+/// Kernels may store with x86's weakly ordered streaming stores
+/// (spine-vectorize-element-loops, only in kernels without atomics): the
+/// fence at the end makes them visible before the launch returns.
 void runRange(SpineKernelEntry entry, const uint64_t *args, int64_t begin,
               int64_t end, int64_t gx, int64_t gy, int64_t gz) {
   int64_t x = begin % gx;
@@ -27,6 +33,9 @@ void runRange(SpineKernelEntry entry, const uint64_t *args, int64_t begin,
       }
     }
   }
+#if defined(__x86_64__)
+  _mm_sfence();
+#endif
 }
 
 } // namespace

@@ -32,6 +32,7 @@ ENTRY_SUFFIX = "__spine_entry"
 VEC_METHOD_ENV = "SPINE_TRITON_VEC_METHOD"
 VEC_METHODS = ("auto", "none")
 DUMP_PATH_ENV = "SPINE_TRITON_DUMP_PATH"
+STREAMING_STORE_BYTES_ENV = "SPINE_TRITON_STREAMING_STORE_BYTES"
 
 
 class KernelCompileError(RuntimeError):
@@ -169,6 +170,10 @@ class CPUOptions:
     # "none": it stays scalar loops (which LLVM may still auto-vectorize), to measure the difference.
     # Unset: SPINE_TRITON_VEC_METHOD, else "auto".
     vec_method: str = "auto"
+    # x86-64: a loop whose loads and stores over one launch reach this many bytes stores past the
+    # caches (non-temporal stores); 0: never; -1: the last-level cache's size (what it cannot hold
+    # would be evicted before it is read again). Unset: SPINE_TRITON_STREAMING_STORE_BYTES, else -1.
+    streaming_store_bytes: int = -1
     # debug=True (a launch option, @triton.jit(debug=True) or TRITON_DEBUG=1): device asserts and
     # overflow checks, frame pointers, and, unless opt_level is given, -O0 code, which gdb steps
     # through by the kernel's source lines (the DWARF line table; optimized builds have one too).
@@ -194,6 +199,11 @@ class CPUOptions:
             raise ValueError(f"num_threads must be >= 0, got {self.num_threads}")
         if self.opt_level not in (0, 1, 2, 3):
             raise ValueError(f"opt_level must be 0..3, got {self.opt_level}")
+        if self.streaming_store_bytes < -1:
+            raise ValueError(
+                f"streaming_store_bytes ({STREAMING_STORE_BYTES_ENV}) must be >= -1, "
+                f"got {self.streaming_store_bytes}"
+            )
         if self.vec_method not in VEC_METHODS:
             raise ValueError(
                 f"vec_method ({VEC_METHOD_ENV}) must be one of {VEC_METHODS}, got {self.vec_method!r}"
@@ -266,6 +276,12 @@ class CPUBackend(BaseBackend):
         if args.get("debug"):
             args.setdefault("opt_level", 0)
         args.setdefault("vec_method", os.environ.get(VEC_METHOD_ENV, "auto"))
+        if "streaming_store_bytes" not in args:
+            value = os.environ.get(STREAMING_STORE_BYTES_ENV, "-1")
+            try:
+                args["streaming_store_bytes"] = int(value)
+            except ValueError:
+                raise ValueError(f"{STREAMING_STORE_BYTES_ENV}={value!r}: expected an integer") from None
         if "extern_libs" in args:
             args["extern_libs"] = tuple(dict(args["extern_libs"]).items())
         return CPUOptions(**args)
@@ -321,7 +337,12 @@ class CPUBackend(BaseBackend):
         bits, registers = targets.vector_registers(self.cpu_target)
         if options.vec_method == "none":
             bits = 0  # no vector fits: spine-vectorize-matmul leaves every matmul alone
-        pipeline = f"builtin.module(spine-triton-pipeline{{vector-bits={bits} vector-registers={registers}}})"
+        streaming = targets.streaming_store_bytes(self.cpu_target, options.streaming_store_bytes)
+        pipeline = (
+            "builtin.module(spine-triton-pipeline{"
+            f"vector-bits={bits} vector-registers={registers} streaming-store-bytes={streaming}"
+            "})"
+        )
         return _run(metadata["name"], "llmlir", _C.run_pipeline, src, pipeline)
 
     def make_llir(self, src, metadata, options):

@@ -33,6 +33,8 @@ class Target:
     # Runs on this host under qemu-user (spine_triton.emulation): compiled without what qemu 7.2
     # cannot run (QEMU_MISSING_FEATURES, static-rounding vector conversions), for boards as well.
     emulated: bool = False
+    # The last-level cache in bytes (the host's; 0: unknown), which sizes streaming stores.
+    llc_bytes: int = 0
 
     @property
     def machine(self) -> str:
@@ -100,11 +102,47 @@ def default_name() -> str:
         ) from None
 
 
+def _last_level_cache_bytes(cache_dir: str = "/sys/devices/system/cpu/cpu0/cache") -> int:
+    """The size of the highest-level data or unified cache of CPU 0 (Linux sysfs), 0 if unknown."""
+    best_level, best_size = 0, 0
+    try:
+        entries = sorted(os.listdir(cache_dir))
+    except OSError:
+        return 0
+    units = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}
+    for entry in entries:
+        path = os.path.join(cache_dir, entry)
+        try:
+            with open(os.path.join(path, "level")) as f:
+                level = int(f.read())
+            with open(os.path.join(path, "type")) as f:
+                kind = f.read().strip()
+            with open(os.path.join(path, "size")) as f:
+                size = f.read().strip()
+        except (OSError, ValueError):
+            continue
+        if kind == "Instruction" or not size:
+            continue
+        try:
+            value = int(size[:-1]) * units[size[-1]] if size[-1] in units else int(size)
+        except ValueError:
+            continue
+        if level > best_level:
+            best_level, best_size = level, value
+    return best_size
+
+
 @functools.cache
 def host() -> Target:
     from . import _C
 
-    return Target(NATIVE, _C.host_triple(), _C.host_cpu(), _C.host_features())
+    return Target(
+        NATIVE,
+        _C.host_triple(),
+        _C.host_cpu(),
+        _C.host_features(),
+        llc_bytes=_last_level_cache_bytes(),
+    )
 
 
 # Extensions of these cores that LLVM emits on its own but qemu 7.2 (Debian 12's qemu-user) does
@@ -138,6 +176,17 @@ def vector_registers(target: Target) -> tuple[int, int]:
     if "+avx" in features:
         return 256, 16
     return 128, 16
+
+
+def streaming_store_bytes(target: Target, requested: int = -1) -> int:
+    """How many bytes a loop's accesses over one launch must reach for its stores to stream past
+    the caches (spine-vectorize-element-loops' streaming-store-bytes) on x86-64, whose movnt
+    stores do this: `requested`, or the last-level cache's size for -1 (0, never, when unknown).
+    0 elsewhere: RISC-V has only hints for it (Zihintntl), whose effect on SpacemiT cores is
+    unmeasured."""
+    if target.machine != "x86_64":
+        return 0
+    return target.llc_bytes if requested < 0 else requested
 
 
 def runs_natively(target: Target) -> bool:

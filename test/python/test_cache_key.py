@@ -153,6 +153,7 @@ OTHER_OPTION_VALUES = {
     "num_threads": 2,
     "arch": "spacemit-x60",
     "vec_method": "none",
+    "streaming_store_bytes": 0,
     "debug": True,
     "sanitize_overflow": False,
     "enable_fp_fusion": False,
@@ -182,7 +183,14 @@ def test_every_option_changes_key(name):
 
 
 @pytest.mark.parametrize(
-    "options", [{"debug": True}, {"opt_level": 2}, {"vec_method": "none"}, {"enable_fp_fusion": False}]
+    "options",
+    [
+        {"debug": True},
+        {"opt_level": 2},
+        {"vec_method": "none"},
+        {"enable_fp_fusion": False},
+        {"streaming_store_bytes": 0},
+    ],
 )
 def test_launch_options_change_key(options):
     # Options given at launch (kernel[grid](..., debug=True)) reach the key through parse_options.
@@ -196,6 +204,7 @@ def test_launch_options_change_key(options):
     "var, before, after",
     [
         ("SPINE_TRITON_VEC_METHOD", None, "none"),
+        ("SPINE_TRITON_STREAMING_STORE_BYTES", None, "0"),
         ("SPINE_TRITON_TARGET", None, "0x503C"),
         ("SPINE_TRITON_DUMP_PATH", None, "/tmp/spine-triton-dumps"),
         ("TRITON_DEFAULT_FP_FUSION", "1", "0"),

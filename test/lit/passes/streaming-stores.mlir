@@ -1,0 +1,99 @@
+// RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-element-loops{vector-bits=256 streaming-store-bytes=33554432}))' %s | FileCheck %s
+// RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-element-loops{vector-bits=256}))' %s | FileCheck %s --check-prefix=OFF
+
+// OFF-NOT: nontemporal
+// OFF-NOT: arith.cmpf oge
+
+// A persistent program storing one row per iteration of its loop over rows
+// (softmax's store). Before the element loop, the bytes its accesses touch
+// over the launch: 64 iterations x (4 bytes loaded + 4 stored), times the
+// number of programs on each axis (the trailing arguments), times the trips
+// of the loop over rows; compared with the threshold (2^25 bytes). Whole strips
+// store non-temporally when that holds and their address is 32-byte aligned;
+// partial strips keep masked stores, and the write prefetch of the next row
+// runs only when the loop does not stream.
+// CHECK-LABEL: func.func @row_store_in_persistent_loop
+// CHECK: scf.for %[[ROW:.*]] = %arg3 to %arg2 step %arg4
+// CHECK: %[[LOOP_BYTES:.*]] = arith.constant 5.120000e+02 : f64
+// CHECK: %[[NUM_X:.*]] = arith.uitofp %arg9 : i32 to f64
+// CHECK: arith.mulf %[[LOOP_BYTES]], %[[NUM_X]] : f64
+// CHECK: arith.uitofp %arg10
+// CHECK: arith.uitofp %arg11
+// CHECK: %[[SPAN:.*]] = arith.subi %arg2, %arg3 : index
+// CHECK: %[[PER_PROGRAM:.*]] = arith.ceildivsi %[[SPAN]], %arg4 : index
+// CHECK: arith.maxsi %[[PER_PROGRAM]]
+// CHECK: %[[TOTAL:.*]] = arith.mulf
+// CHECK: %[[LIMIT:.*]] = arith.constant 0x4180000000000000 : f64
+// CHECK: %[[STREAM:.*]] = arith.cmpf oge, %[[TOTAL]], %[[LIMIT]] : f64
+// CHECK: scf.for %{{.*}} = %c0 to %c64{{.*}} step %c8 {
+// CHECK: %[[NOT_STREAM:.*]] = arith.xori %[[STREAM]], %true
+// CHECK: scf.if %[[NOT_STREAM]] {
+// CHECK: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 3 : i32, rw = 1 : i32}>
+// CHECK: %[[ALLON:.*]] = vector.reduction <and>
+// CHECK: scf.if %[[ALLON]] {
+// CHECK: %[[ADDR:.*]] = llvm.ptrtoint %[[PTR:.*]] : !llvm.ptr to i64
+// CHECK: %[[LOW:.*]] = arith.andi %[[ADDR]], %c31_i64 : i64
+// CHECK: %[[ALIGNED:.*]] = arith.cmpi eq, %[[LOW]], %c0_i64 : i64
+// CHECK: %[[BOTH:.*]] = arith.andi %[[STREAM]], %[[ALIGNED]] : i1
+// CHECK: scf.if %[[BOTH]] {
+// CHECK: llvm.store %{{.*}}, %[[PTR]] {alignment = 32 : i64, nontemporal} : vector<8xf32>, !llvm.ptr
+// CHECK: } else {
+// CHECK: llvm.store %{{.*}}, %[[PTR]] {alignment = 4 : i64} : vector<8xf32>, !llvm.ptr
+// CHECK: } else {
+// CHECK: llvm.intr.masked.store
+func.func @row_store_in_persistent_loop(%base: i64, %n: i32, %rows: index,
+                                        %first: index, %step: index,
+                                        %buf: memref<64xf32>, %pid_x: i32,
+                                        %pid_y: i32, %pid_z: i32, %num_x: i32,
+                                        %num_y: i32, %num_z: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c4_i64 = arith.constant 4 : i64
+  %c256_i64 = arith.constant 256 : i64
+  scf.for %row = %first to %rows step %step {
+    %row64 = arith.index_cast %row : index to i64
+    %row_bytes = arith.muli %row64, %c256_i64 : i64
+    scf.for %j = %c0 to %c64 step %c1 {
+      %j32 = arith.index_cast %j : index to i32
+      %in = arith.cmpi slt, %j32, %n : i32
+      %v = memref.load %buf[%j] : memref<64xf32>
+      scf.if %in {
+        %j64 = arith.extsi %j32 : i32 to i64
+        %bytes = arith.muli %j64, %c4_i64 : i64
+        %at = arith.addi %row_bytes, %bytes : i64
+        %p = llvm.inttoptr %base : i64 to !llvm.ptr
+        %q = llvm.getelementptr %p[%at] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+        llvm.store %v, %q {alignment = 4 : i64} : f32, !llvm.ptr
+      }
+    }
+  }
+  return
+}
+
+// The same store in a kernel that also updates a counter atomically: other
+// programs may read what it stored once they see the counter, and atomics
+// do not order streaming stores on every x86 core. Plain stores.
+// CHECK-LABEL: func.func @kernel_with_atomic
+// CHECK-NOT: nontemporal
+// CHECK: return
+func.func @kernel_with_atomic(%base: i64, %counter: !llvm.ptr,
+                              %buf: memref<64xf32>, %pid_x: i32, %pid_y: i32,
+                              %pid_z: i32, %num_x: i32, %num_y: i32,
+                              %num_z: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c4_i64 = arith.constant 4 : i64
+  %one = arith.constant 1 : i32
+  scf.for %j = %c0 to %c64 step %c1 {
+    %j64 = arith.index_cast %j : index to i64
+    %v = memref.load %buf[%j] : memref<64xf32>
+    %bytes = arith.muli %j64, %c4_i64 : i64
+    %p = llvm.inttoptr %base : i64 to !llvm.ptr
+    %q = llvm.getelementptr %p[%bytes] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+    llvm.store %v, %q {alignment = 4 : i64} : f32, !llvm.ptr
+  }
+  %old = llvm.atomicrmw add %counter, %one acq_rel : !llvm.ptr, i32
+  return
+}
