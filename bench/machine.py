@@ -97,5 +97,12 @@ def measure(mode: str, tmp: Path) -> dict:
             "all": float(every[key]),
             "threads": n_all,
             **{k: v for k, v in one.items() if k in ("lanes", "mib")},
+            # The triad's two kinds of stores, on 1 and on all threads.
+            **{
+                f"{k}_{n}": float(run[k])
+                for n, run in (("1", one), ("all", every))
+                for k in ("plain", "streaming")
+                if k in run
+            },
         }
     return results

@@ -150,11 +150,15 @@ def _machine_section(data: dict, notes: Notes) -> list[str]:
         if "error" in m:
             rows.append([what, f"fail {notes.ref(m['error'])}", "", ""])
             continue
-        detail = (
-            f"{m['lanes']} fp32 lanes per register, 12 independent chains"
-            if name == "fma"
-            else f"3 arrays of {float(m['mib']):g} MiB"
-        )
+        if name == "fma":
+            detail = f"{m['lanes']} fp32 lanes per register, 12 independent chains"
+        else:
+            detail = f"3 arrays of {float(m['mib']):g} MiB"
+            if "plain_all" in m:
+                detail += (
+                    f"; the better of plain stores ({fmt(m['plain_1'])} / {fmt(m['plain_all'])})"
+                    f" and streaming stores ({fmt(m['streaming_1'])} / {fmt(m['streaming_all'])})"
+                )
         rows.append([what, fmt(m["1"]), fmt(m["all"]), detail])
     return _section("Machine limits", ["measurement", "1 thread", f"{n} threads", "how"], rows)
 

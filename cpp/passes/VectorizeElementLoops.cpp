@@ -888,8 +888,8 @@ struct VectorizeElementLoopsPass
     if (streamingStoreBytes == 0)
       return {};
     auto func = loop->getParentOfType<func::FuncOp>();
-    if (!func || func.getNumArguments() < kNumProgramIdArgs ||
-        mayPublishStores(func))
+    if (!func || !func.isPublic() ||
+        func.getNumArguments() < kNumProgramIdArgs || mayPublishStores(func))
       return {};
     int64_t bytesPerTrip = 0;
     bool stores = false;
@@ -945,8 +945,9 @@ struct VectorizeElementLoopsPass
   /// Streaming stores are weakly ordered: other threads may see them after
   /// later stores, and atomics do not order them on every x86 core. The
   /// launcher fences them once per thread at the end of the launch, which
-  /// is all a kernel without atomics (or calls, which may hold some) can
-  /// observe; kernels with them keep plain stores.
+  /// is all a kernel without atomics can observe. Kernels with atomics or
+  /// calls (which may hold some) keep plain stores, and so do the private
+  /// functions kernels call (noinline), whose callers may have atomics.
   static bool mayPublishStores(func::FuncOp func) {
     return func
         .walk([](Operation *op) {

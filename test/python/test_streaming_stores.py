@@ -10,7 +10,6 @@ import pytest
 import torch
 import triton
 import triton.language as tl
-
 from spine_triton import targets
 
 pytestmark = pytest.mark.skipif(platform.machine() != "x86_64", reason="movnt is x86-64's")
@@ -97,6 +96,28 @@ def test_kernels_with_atomics_keep_plain_stores():
     out = torch.empty(4096)
     counter = torch.zeros(1, dtype=torch.int32)
     compiled = store_and_count_kernel[(4,)](out, counter, BLOCK=1024, streaming_store_bytes=1)
+    torch.testing.assert_close(out, torch.arange(4096, dtype=torch.float32), rtol=0, atol=0)
+    assert counter.item() == 4
+    assert NONTEMPORAL not in compiled.asm["llir"]
+
+
+@triton.jit(noinline=True)
+def store_block(out_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, offs.to(tl.float32))
+
+
+@triton.jit
+def call_then_count_kernel(out_ptr, counter_ptr, BLOCK: tl.constexpr):
+    store_block(out_ptr, BLOCK)
+    tl.atomic_add(counter_ptr, 1)
+
+
+def test_noinline_callees_keep_plain_stores():
+    """The callee has no atomic, its caller does, after the call: neither streams."""
+    out = torch.empty(4096)
+    counter = torch.zeros(1, dtype=torch.int32)
+    compiled = call_then_count_kernel[(4,)](out, counter, BLOCK=1024, streaming_store_bytes=1)
     torch.testing.assert_close(out, torch.arange(4096, dtype=torch.float32), rtol=0, atol=0)
     assert counter.item() == 4
     assert NONTEMPORAL not in compiled.asm["llir"]
