@@ -17,7 +17,11 @@
 //  * llvm.load/llvm.store through computed addresses check at run time
 //    whether the VF addresses are consecutive: if so, one masked vector
 //    access, otherwise a masked gather or scatter. Masked-off lanes are never
-//    accessed, so no access leaves the kernel's mask.
+//    accessed, so no access leaves the kernel's mask. Where addresses are
+//    consecutive unless 32-bit offsets wrap, one check before the loop picks
+//    a version of it without per-strip checks;
+//  * on x86, stores of loops that stream more than the last-level cache
+//    over the launch are non-temporal (streamingCondition).
 //
 // Lanes of one strip load before they store, which is Triton's order (a
 // tl.load completes before the tl.store that uses it). Loops holding
@@ -966,6 +970,21 @@ struct VectorizeElementLoopsPass
         .wasInterrupted();
   }
 
+  /// Whether a matmul micro-kernel follows `loop` (in its block or in one
+  /// around it): a copy of a tile it reads. spine-schedule-tile-prefetches
+  /// moves the copy's next-iteration prefetches into the micro-kernel,
+  /// together with everything they depend on, which would then include a
+  /// version check (measured: 4% slower at 1024 on one thread).
+  static bool feedsMicroKernel(scf::ForOp loop) {
+    for (Operation *op = loop; op && !isa<func::FuncOp>(op);
+         op = op->getParentOp())
+      for (Operation *next = op->getNextNode(); next;
+           next = next->getNextNode())
+        if (next->hasAttr(kMicroKernelRows))
+          return true;
+    return false;
+  }
+
   /// `streaming`: the condition the outermost call computed, for the
   /// narrower strips of the iterations left over.
   void vectorize(scf::ForOp loop, Value streaming = {}, bool outermost = true) {
@@ -1008,23 +1027,64 @@ struct VectorizeElementLoopsPass
       streaming = streamingCondition(b, loop, trips);
     Value stripEnd =
         arith::ConstantIndexOp::create(b, loc, *lb + strips * lanes);
-    auto strip = scf::ForOp::create(
-        b, loc, loop.getLowerBound(), stripEnd,
-        arith::ConstantIndexOp::create(b, loc, lanes), inits);
-    b.setInsertionPointToStart(strip.getBody());
-    SmallVector<Value> partials =
-        Widener(b, loc, analysis, contiguity, lanes, streaming, vectorBits / 8)
-            .run(loop, strip.getInductionVar(), strip.getRegionIterArgs());
-    Block *body = strip.getBody();
-    if (!body->empty() && isa<scf::YieldOp>(body->back()))
-      body->back().setOperands(partials);
-    else
-      scf::YieldOp::create(b, loc, partials);
+    auto stripLoop = [&](OpBuilder &b, const Contiguity &contiguity) {
+      auto strip = scf::ForOp::create(
+          b, loc, loop.getLowerBound(), stripEnd,
+          arith::ConstantIndexOp::create(b, loc, lanes), inits);
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(strip.getBody());
+      SmallVector<Value> partials =
+          Widener(b, loc, analysis, contiguity, lanes, streaming,
+                  vectorBits / 8)
+              .run(loop, strip.getInductionVar(), strip.getRegionIterArgs());
+      Block *body = strip.getBody();
+      if (!body->empty() && isa<scf::YieldOp>(body->back()))
+        body->back().setOperands(partials);
+      else
+        scf::YieldOp::create(b, loc, partials);
+      return strip;
+    };
+    Operation *stripLoops;
+    if (contiguity.noWrap && !feedsMicroKernel(loop)) {
+      // Two versions of the loop, chosen once: one where the 32-bit offsets
+      // do not wrap and every such access is a plain vector access, and the
+      // general one, which checks each strip's lanes and gathers or
+      // scatters where they are not consecutive. One loop with both paths
+      // in every strip would compute the lanes' addresses for the gathers
+      // in every strip.
+      Contiguity noWrap = contiguity, general = contiguity;
+      noWrap.proven.insert(contiguity.unlessWrapped.begin(),
+                           contiguity.unlessWrapped.end());
+      noWrap.unlessWrapped.clear();
+      noWrap.noWrap = Value();
+      general.unlessWrapped.clear();
+      general.noWrap = Value();
+      // The scf.if is in place before its branches are built: what the
+      // strips compute from the loops around them (the next iteration's
+      // addresses) is looked up through its parents.
+      auto versions =
+          scf::IfOp::create(b, loc, ValueRange(inits).getTypes(),
+                            contiguity.noWrap, /*withElseRegion=*/true);
+      for (auto [block, version] :
+           {std::pair(versions.thenBlock(), &noWrap),
+            std::pair(versions.elseBlock(), &general)}) {
+        OpBuilder::InsertionGuard guard(b);
+        b.setInsertionPointToEnd(block);
+        if (!block->empty())
+          b.setInsertionPoint(block->getTerminator());
+        scf::ForOp strip = stripLoop(b, *version);
+        if (!inits.empty())
+          scf::YieldOp::create(b, loc, strip.getResults());
+      }
+      stripLoops = versions;
+    } else {
+      stripLoops = stripLoop(b, contiguity);
+    }
 
     // Each reduction folds its lanes into the buffer element once.
-    b.setInsertionPointAfter(strip);
+    b.setInsertionPointAfter(stripLoops);
     for (auto [r, partial] :
-         llvm::zip(analysis.getReductions(), strip.getResults())) {
+         llvm::zip(analysis.getReductions(), stripLoops->getResults())) {
       Value acc = memref::LoadOp::create(b, loc, r.load.getMemRef(),
                                          r.load.getIndices());
       auto fastmath = dyn_cast<arith::ArithFastMathInterface>(r.combine);

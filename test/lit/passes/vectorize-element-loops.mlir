@@ -3,28 +3,37 @@
 // A masked tile load (the loop a tl.load with `mask=offs_k < K` becomes after
 // bufferization). The address moves 4 bytes per iteration, but through a
 // 32-bit offset with a run-time row stride that may wrap: one check before
-// the loop compares the first and the last iteration's addresses. Inside, a
-// plain vector load when every lane is on, a masked one otherwise, and a
-// masked gather if the offsets wrapped. 8 lanes of f32 per 256-bit register.
+// the loop compares the first and the last iteration's addresses and picks
+// one of two versions of the loop. Where nothing wraps, a plain vector load
+// when every lane is on, a masked one otherwise, from the strip's first
+// address; the general version checks each strip's lane addresses and
+// gathers when they are not consecutive. 8 lanes of f32 per 256-bit register.
 // CHECK-LABEL: func.func @masked_tile_load
 // CHECK: scf.for %{{.*}} = %c0 to %c128 step %c1
 // CHECK: %[[FIRST:.*]] = llvm.ptrtoint
 // CHECK: %[[LAST:.*]] = llvm.ptrtoint
 // CHECK: %[[SPAN:.*]] = arith.subi %[[LAST]], %[[FIRST]] : i64
 // CHECK: %[[NOWRAP:.*]] = arith.cmpi eq, %[[SPAN]], %c124_i64 : i64
+// CHECK: scf.if %[[NOWRAP]] {
 // CHECK: scf.for %[[J:.*]] = %c0 to %c32{{.*}} step %c8
 // CHECK: %[[MASK:.*]] = arith.cmpi slt, {{.*}} : vector<8xi32>
 // CHECK: %[[PTR:.*]] = llvm.getelementptr
-// CHECK: scf.if %[[NOWRAP]] -> (vector<8xf32>)
 // CHECK: %[[ALLON:.*]] = vector.reduction <and>, %[[MASK]]
 // CHECK: scf.if %[[ALLON]] -> (vector<8xf32>)
 // CHECK: llvm.load %[[PTR]] {{.*}} -> vector<8xf32>
 // CHECK: } else {
 // CHECK: llvm.intr.masked.load %[[PTR]], %[[MASK]]
-// CHECK: } else {
-// CHECK: llvm.intr.masked.gather {{.*}} -> vector<8xf32>
 // CHECK: arith.select {{.*}} : vector<8xi1>, vector<8xf32>
 // CHECK: vector.store {{.*}}[%{{.*}}, %[[J]]] : memref<128x32xf32>, vector<8xf32>
+// CHECK: } else {
+// CHECK: scf.for %[[J2:.*]] = %c0 to %c32{{.*}} step %c8
+// CHECK: %[[SAME:.*]] = arith.cmpi eq, {{.*}} : vector<8xi64>
+// CHECK: %[[CONSECUTIVE:.*]] = vector.reduction <and>, %[[SAME]]
+// CHECK: scf.if %[[CONSECUTIVE]] -> (vector<8xf32>)
+// CHECK: llvm.intr.masked.load
+// CHECK: } else {
+// CHECK: llvm.intr.masked.gather {{.*}} -> vector<8xf32>
+// CHECK: vector.store {{.*}}[%{{.*}}, %[[J2]]] : memref<128x32xf32>, vector<8xf32>
 // CHECK-NOT: scf.for
 func.func @masked_tile_load(%base: i64, %rows: i32, %k_left: i32, %stride: i32, %off: i64, %buf: memref<128x32xf32>) {
   %c0 = arith.constant 0 : index
@@ -104,9 +113,11 @@ func.func @masked_store_with_tail(%base: i64, %n: i32, %buf: memref<20xf32>) {
 // CHECK: scf.for %[[I:.*]] = %c0 to %c16 step %c1
 // CHECK: memref.load %{{.*}}[%[[I]]] : memref<16xi32>
 // CHECK: %[[NOWRAP:.*]] = arith.cmpi eq, %{{.*}}, %c124_i64 : i64
+// CHECK: scf.if %[[NOWRAP]] {
 // CHECK: scf.for {{.*}} step %c8
 // CHECK-NOT: arith.cmpi eq, {{.*}} : vector<8xi64>
-// CHECK: scf.if %[[NOWRAP]] -> (vector<8xf32>)
+// CHECK: llvm.load {{.*}} -> vector<8xf32>
+// CHECK: } else {
 func.func @tile_rows_from_offset_buffer(%base: i64, %rows: memref<16xi32>, %stride: i32, %buf: memref<16x32xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -294,5 +305,40 @@ func.func @tile_copy_prefetches_next_tile(%base: i64, %tiles: index, %buf: memre
     %next = arith.addi %off, %c128_i64 : i64
     scf.yield %next : i64
   }
+  return
+}
+
+// The same tile load copying a tile for a matmul micro-kernel that follows
+// (spine.micro_kernel_rows): one version, the check in each strip.
+// spine-schedule-tile-prefetches moves the copy's prefetches into the
+// micro-kernel with what they depend on, which would include the check.
+// CHECK-LABEL: func.func @tile_copy_before_micro_kernel
+// CHECK: %[[NOWRAP:.*]] = arith.cmpi eq, %{{.*}}, %c124_i64 : i64
+// CHECK-NOT: scf.if %[[NOWRAP]] {
+// CHECK: scf.for {{.*}} step %c8
+// CHECK: scf.if %[[NOWRAP]] -> (vector<8xf32>)
+// CHECK: spine.micro_kernel_rows
+func.func @tile_copy_before_micro_kernel(%base: i64, %stride: i32, %buf: memref<16x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %c4_i64 = arith.constant 4 : i64
+  scf.for %i = %c0 to %c16 step %c1 {
+    scf.for %k = %c0 to %c32 step %c1 {
+      %i32 = arith.index_cast %i : index to i32
+      %k32 = arith.index_cast %k : index to i32
+      %start = arith.muli %i32, %stride : i32
+      %elt = arith.addi %start, %k32 : i32
+      %elt64 = arith.extsi %elt : i32 to i64
+      %bytes = arith.muli %elt64, %c4_i64 : i64
+      %p = llvm.inttoptr %base : i64 to !llvm.ptr
+      %q = llvm.getelementptr %p[%bytes] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+      %x = llvm.load %q {alignment = 4 : i64} : !llvm.ptr -> f32
+      memref.store %x, %buf[%i, %k] : memref<16x32xf32>
+    }
+  }
+  scf.for %r = %c0 to %c16 step %c1 {
+  } {spine.micro_kernel_rows}
   return
 }
