@@ -56,6 +56,9 @@ namespace {
 
 /// Wider strips only grow the address vectors (i64 per lane).
 constexpr int64_t maxLanes = 64;
+/// The line size of the caches prefetches fill (x86-64 cores, SpacemiT's
+/// X60).
+constexpr int64_t kCacheLineBytes = 64;
 /// Vector registers per strip in a loop that reduces.
 constexpr int64_t reductionRegisters = 4;
 
@@ -448,6 +451,8 @@ public:
       vectors[r.load.getResult()] = acc;
     Value oldIv = loop.getInductionVar();
     scalars.map(oldIv, stripIv);
+    this->stripIv = stripIv;
+    loopStart = loop.getLowerBound();
     firstLane.emplace(b, loop, stripIv);
     if (scf::ForOp outer = iterationLoop(loop)) {
       // The next iteration: counter + step, iter_args their yielded values
@@ -598,15 +603,31 @@ private:
           b.getI32IntegerAttr(1));
       prefetch->setAttr(kNextIterationPrefetch, b.getUnitAttr());
     };
-    if (!write || !streaming) {
+    Value when;
+    // A streaming store writes around the cache: fetching its lines first
+    // would undo that.
+    if (write && streaming)
+      when = arith::XOrIOp::create(b, loc, streaming,
+                                   arith::ConstantIntOp::create(b, loc, 1, 1));
+    // One prefetch per cache line: strips narrower than a line prefetch in
+    // every (line / strip)-th strip only.
+    int64_t stripBytes = lanes * accessSize(access);
+    if (stripBytes < kCacheLineBytes) {
+      Value offset = arith::SubIOp::create(b, loc, stripIv, loopStart);
+      Value phase = arith::RemUIOp::create(
+          b, loc, offset,
+          arith::ConstantIndexOp::create(
+              b, loc, lanes * (kCacheLineBytes / stripBytes)));
+      Value first =
+          arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, phase,
+                                arith::ConstantIndexOp::create(b, loc, 0));
+      when = when ? arith::AndIOp::create(b, loc, when, first) : first;
+    }
+    if (!when) {
       emit(b, loc);
       return;
     }
-    // A streaming store writes around the cache: fetching its lines first
-    // would undo that.
-    Value plain = arith::XOrIOp::create(
-        b, loc, streaming, arith::ConstantIntOp::create(b, loc, 1, 1));
-    scf::IfOp::create(b, loc, plain, [&](OpBuilder &b, Location loc) {
+    scf::IfOp::create(b, loc, when, [&](OpBuilder &b, Location loc) {
       emit(b, loc);
       scf::YieldOp::create(b, loc);
     });
@@ -847,6 +868,8 @@ private:
   int64_t lanes;
   Value streaming;
   int64_t registerBytes;
+  /// The strip's first iteration, and the first iteration of the loop.
+  Value stripIv, loopStart;
   IRMapping scalars;
   /// Computes scalar values of the strip's first lane.
   std::optional<IterationEvaluator> firstLane;

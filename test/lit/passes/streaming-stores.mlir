@@ -11,7 +11,8 @@
 // of the loop over rows; compared with the threshold (2^25 bytes). Whole strips
 // store non-temporally when that holds and their address is 32-byte aligned;
 // partial strips keep masked stores, and the write prefetch of the next row
-// runs only when the loop does not stream.
+// runs only when the loop does not stream (and once per 64-byte line: every
+// other strip of 8 floats).
 // CHECK-LABEL: func.func @row_store_in_persistent_loop
 // CHECK: scf.for %[[ROW:.*]] = %arg3 to %arg2 step %arg4
 // CHECK: %[[LOOP_BYTES:.*]] = arith.constant 5.120000e+02 : f64
@@ -27,7 +28,10 @@
 // CHECK: %[[STREAM:.*]] = arith.cmpf oge, %[[TOTAL]], %[[LIMIT]] : f64
 // CHECK: scf.for %{{.*}} = %c0 to %c64{{.*}} step %c8 {
 // CHECK: %[[NOT_STREAM:.*]] = arith.xori %[[STREAM]], %true
-// CHECK: scf.if %[[NOT_STREAM]] {
+// CHECK: %[[PHASE:.*]] = arith.remui %{{.*}}, %c16 : index
+// CHECK: %[[LINE_START:.*]] = arith.cmpi eq, %[[PHASE]], %c0{{.*}} : index
+// CHECK: %[[WHEN:.*]] = arith.andi %[[NOT_STREAM]], %[[LINE_START]] : i1
+// CHECK: scf.if %[[WHEN]] {
 // CHECK: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 3 : i32, rw = 1 : i32}>
 // CHECK: %[[ALLON:.*]] = vector.reduction <and>
 // CHECK: scf.if %[[ALLON]] {

@@ -275,7 +275,8 @@ func.func @ordered_sum(%in: memref<64xf32>, %acc: memref<f32>) {
 
 // A tile copy inside a loop over tiles (run-time trip count): each strip
 // also prefetches what it reads in the loop's next iteration, the address
-// computed from the offset the loop yields; the prefetch is marked for
+// computed from the offset the loop yields, once per 64-byte line (every
+// other strip of 8 floats); the prefetch is marked for
 // spine-schedule-tile-prefetches.
 // CHECK-LABEL: func.func @tile_copy_prefetches_next_tile
 // CHECK: scf.for %{{.*}} = %c0 to %arg1 step %c1 iter_args(%[[OFF:.*]] = %c0_i64) -> (i64) {
@@ -283,6 +284,9 @@ func.func @ordered_sum(%in: memref<64xf32>, %acc: memref<f32>) {
 // CHECK: %[[NEXT:.*]] = arith.addi %[[OFF]], %c128_i64 : i64
 // CHECK: arith.addi %{{.*}}, %[[NEXT]] : i64
 // CHECK: %[[AHEAD:.*]] = llvm.getelementptr
+// CHECK: %[[PHASE:.*]] = arith.remui %{{.*}}, %c16 : index
+// CHECK: %[[LINE_START:.*]] = arith.cmpi eq, %[[PHASE]], %c0{{.*}} : index
+// CHECK: scf.if %[[LINE_START]] {
 // CHECK: "llvm.intr.prefetch"(%[[AHEAD]]) <{cache = 1 : i32, hint = 3 : i32, rw = 0 : i32}> {spine.next_iteration_prefetch}
 // CHECK: llvm.load %{{.*}} -> vector<8xf32>
 func.func @tile_copy_prefetches_next_tile(%base: i64, %tiles: index, %buf: memref<32xf32>) {
