@@ -970,9 +970,9 @@ struct VectorizeElementLoopsPass
   }
 
   /// Streaming stores are weakly ordered: other threads may see them after
-  /// later stores, and atomics do not order them on every x86 core. The
-  /// launcher fences them once per thread at the end of the launch, which
-  /// is all a kernel without atomics can observe. Kernels with atomics or
+  /// later stores, and x86 guarantees their order only after a fence
+  /// (sfence). The launcher fences them once per thread at the end of the
+  /// launch, which is all a kernel without atomics can observe. Kernels with atomics or
   /// calls (which may hold some) keep plain stores, and so do the private
   /// functions kernels call (noinline), whose callers may have atomics.
   static bool mayPublishStores(func::FuncOp func) {

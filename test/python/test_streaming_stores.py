@@ -91,8 +91,8 @@ def store_and_count_kernel(out_ptr, counter_ptr, BLOCK: tl.constexpr):
 
 
 def test_kernels_with_atomics_keep_plain_stores():
-    """Another program may read what this one stored once it sees the counter; atomics do not
-    order streaming stores on every x86 core, so such kernels never stream."""
+    """Another program may read what this one stored once it sees the counter; x86 orders
+    streaming stores only after a fence, so such kernels never stream."""
     out = torch.empty(4096)
     counter = torch.zeros(1, dtype=torch.int32)
     compiled = store_and_count_kernel[(4,)](out, counter, BLOCK=1024, streaming_store_bytes=1)

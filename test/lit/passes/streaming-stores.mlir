@@ -76,8 +76,8 @@ func.func @row_store_in_persistent_loop(%base: i64, %n: i32, %rows: index,
 }
 
 // The same store in a kernel that also updates a counter atomically: other
-// programs may read what it stored once they see the counter, and atomics
-// do not order streaming stores on every x86 core. Plain stores.
+// programs may read what it stored once they see the counter, and x86
+// orders streaming stores only after a fence. Plain stores.
 // CHECK-LABEL: func.func @kernel_with_atomic
 // CHECK-NOT: nontemporal
 // CHECK: return
