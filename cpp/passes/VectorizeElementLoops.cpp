@@ -886,6 +886,11 @@ struct VectorizeElementLoopsPass
   using Base::Base;
 
   void runOnOperation() override {
+    func::FuncOp func = getOperation();
+    // Decided once per function: whether any of its loops may stream.
+    mayStream = streamingStoreBytes != 0 && func.isPublic() &&
+                func.getNumArguments() >= kNumProgramIdArgs &&
+                !mayPublishStores(func);
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) {
       bool innermost = true;
@@ -908,16 +913,12 @@ struct VectorizeElementLoopsPass
   /// evicted before anything read it again, and reading each line in before
   /// writing it is a third more memory traffic for a vector add. glibc's
   /// memcpy and memset make the same choice, by size. An i1 computed at run
-  /// time before the loop; null when the option is off, nothing is stored
-  /// to kernel memory or the kernel may publish its stores to other threads
-  /// (mayPublishStores).
+  /// time before the loop; null when nothing is stored to kernel memory or
+  /// the function may not stream (`mayStream`).
   Value streamingCondition(OpBuilder &b, scf::ForOp loop, int64_t trips) {
-    if (streamingStoreBytes == 0)
+    if (!mayStream)
       return {};
-    auto func = loop->getParentOfType<func::FuncOp>();
-    if (!func || !func.isPublic() ||
-        func.getNumArguments() < kNumProgramIdArgs || mayPublishStores(func))
-      return {};
+    func::FuncOp func = getOperation();
     int64_t bytesPerTrip = 0;
     bool stores = false;
     loop.getBody()->walk([&](Operation *op) {
@@ -972,9 +973,9 @@ struct VectorizeElementLoopsPass
   /// Streaming stores are weakly ordered: other threads may see them after
   /// later stores, and x86 guarantees their order only after a fence
   /// (sfence). The launcher fences them once per thread at the end of the
-  /// launch, which is all a kernel without atomics can observe. Kernels with atomics or
-  /// calls (which may hold some) keep plain stores, and so do the private
-  /// functions kernels call (noinline), whose callers may have atomics.
+  /// launch, which is all a kernel without atomics can observe. Kernels with
+  /// atomics or calls (which may hold some) keep plain stores, and so do the
+  /// private functions kernels call (noinline), whose callers may have atomics.
   static bool mayPublishStores(func::FuncOp func) {
     return func
         .walk([](Operation *op) {
@@ -1007,6 +1008,10 @@ struct VectorizeElementLoopsPass
           return true;
     return false;
   }
+
+  /// The option is on and the function is a kernel (public, with program
+  /// ids) that cannot publish its stores (mayPublishStores).
+  bool mayStream = false;
 
   /// `streaming`: the condition the outermost call computed, for the
   /// narrower strips of the iterations left over.

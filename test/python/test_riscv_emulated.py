@@ -115,13 +115,30 @@ def test_sin_cos_pow_are_rvv_code():
 
 
 @triton.jit
-def f64_math_kernel(x_ptr, exp_ptr, log_ptr, sin_ptr, n, BLOCK: tl.constexpr):
+def f64_math_kernel(x_ptr, a_ptr, b_ptr, c_ptr, n, SMALL_ARGUMENTS: tl.constexpr, BLOCK: tl.constexpr):
+    # exp, log, sin of x; with SMALL_ARGUMENTS tanh, expm1 of x and log1p of |x|.
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask)
-    tl.store(exp_ptr + offs, tl.exp(x), mask=mask)
-    tl.store(log_ptr + offs, tl.log(x), mask=mask)
-    tl.store(sin_ptr + offs, tl.sin(x), mask=mask)
+    if SMALL_ARGUMENTS:
+        a, b, c = libdevice.tanh(x), libdevice.expm1(x), libdevice.log1p(tl.abs(x))
+    else:
+        a, b, c = tl.exp(x), tl.log(x), tl.sin(x)
+    tl.store(a_ptr + offs, a, mask=mask)
+    tl.store(b_ptr + offs, b, mask=mask)
+    tl.store(c_ptr + offs, c, mask=mask)
+
+
+def run_f64_math(x, small_arguments, libm):
+    """f64_math_kernel's three results; its code has RVV FMAs and no per-lane call of `libm`."""
+    outs = [torch.empty_like(x) for _ in range(3)]
+    kernel = f64_math_kernel[(triton.cdiv(x.numel(), 64),)](
+        x, *outs, x.numel(), SMALL_ARGUMENTS=small_arguments, BLOCK=64
+    )
+    asm = kernel.asm["asm"]
+    assert re.search(r"vfmadd\.v|vfmacc\.v", asm)
+    assert not re.search(rf"call\s+({'|'.join(libm)})\b", asm)
+    return outs
 
 
 def test_f64_exp_log_sin_are_rvv_code():
@@ -129,24 +146,10 @@ def test_f64_exp_log_sin_are_rvv_code():
     g = torch.Generator().manual_seed(1)
     special = torch.tensor([0.0, -1.0, 1e-310, 1e6, float("nan")], dtype=torch.float64)
     x = torch.cat([torch.rand(300, generator=g, dtype=torch.float64) * 1400 - 700, special])
-    e, lg, sn = (torch.empty_like(x) for _ in range(3))
-    kernel = f64_math_kernel[(triton.cdiv(x.numel(), 64),)](x, e, lg, sn, x.numel(), BLOCK=64)
-    asm = kernel.asm["asm"]
-    assert re.search(r"vfmadd\.v|vfmacc\.v", asm)
-    assert not re.search(r"call\s+(exp|log)\b", asm)  # no libm call per lane
+    e, lg, sn = run_f64_math(x, small_arguments=False, libm=("exp", "log"))
     torch.testing.assert_close(e, torch.exp(x), rtol=5e-16, atol=0, equal_nan=True)
     torch.testing.assert_close(lg, torch.log(x), rtol=5e-16, atol=0, equal_nan=True)
     torch.testing.assert_close(sn, torch.sin(x), rtol=5e-16, atol=0, equal_nan=True)
-
-
-@triton.jit
-def f64_small_argument_kernel(x_ptr, tanh_ptr, expm1_ptr, log1p_ptr, n, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n
-    x = tl.load(x_ptr + offs, mask=mask)
-    tl.store(tanh_ptr + offs, libdevice.tanh(x), mask=mask)
-    tl.store(expm1_ptr + offs, libdevice.expm1(x), mask=mask)
-    tl.store(log1p_ptr + offs, libdevice.log1p(tl.abs(x)), mask=mask)
 
 
 def test_f64_tanh_expm1_log1p_are_rvv_code():
@@ -162,11 +165,7 @@ def test_f64_tanh_expm1_log1p_are_rvv_code():
             special,
         ]
     ).double()
-    th, em, lp = (torch.empty_like(x) for _ in range(3))
-    kernel = f64_small_argument_kernel[(triton.cdiv(x.numel(), 64),)](x, th, em, lp, x.numel(), BLOCK=64)
-    asm = kernel.asm["asm"]
-    assert re.search(r"vfmadd\.v|vfmacc\.v", asm)
-    assert not re.search(r"call\s+(tanh|expm1|log1p)\b", asm)  # no libm call per lane
+    th, em, lp = run_f64_math(x, small_arguments=True, libm=("tanh", "expm1", "log1p"))
     torch.testing.assert_close(th, torch.tanh(x), rtol=5e-16, atol=0, equal_nan=True)
     torch.testing.assert_close(em, torch.expm1(x), rtol=5e-16, atol=0, equal_nan=True)
     # torch's log1p(1e-310) is one subnormal step off the exact result, the argument itself.
