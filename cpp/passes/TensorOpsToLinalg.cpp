@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/CombiningKinds.h"
 #include "passes/FloatConversions.h"
 #include "passes/TensorBuilders.h"
 #include "passes/TritonToLinalgPatterns.h"
@@ -183,6 +184,33 @@ void allowReassociation(Operation *op) {
                   op->getContext(), flags | arith::FastMathFlags::reassoc));
 }
 
+/// The neutral element of a reduction of one tensor whose combine region is
+/// a single op with a neutral element applied to its two arguments (tl.sum,
+/// tl.max, tl.min, xor_sum...); null for any other region.
+TypedAttr getSeed(triton::ReduceOp op) {
+  Block &combine = op.getCombineOp().front();
+  if (op.getSrcs().size() != 1 ||
+      !llvm::hasSingleElement(combine.without_terminator()))
+    return {};
+  Operation &body = combine.front();
+  Operation *terminator = combine.getTerminator();
+  if (body.getNumOperands() != 2 || body.getNumResults() != 1 ||
+      terminator->getNumOperands() != 1 ||
+      terminator->getOperand(0) != body.getResult(0))
+    return {};
+  Value lhs = body.getOperand(0), rhs = body.getOperand(1);
+  Value acc = combine.getArgument(0), next = combine.getArgument(1);
+  if (!((lhs == acc && rhs == next) || (lhs == next && rhs == acc)))
+    return {};
+  std::optional<vector::CombiningKind> kind = getCombiningKind(&body);
+  if (!kind)
+    return {};
+  return getNeutralElement(*kind, body.getResult(0).getType());
+}
+
+/// A reduction with a neutral element starts from it and folds in every
+/// element: its loop then walks the whole source, like the loops of the ops
+/// that compute it, which spine-fuse-element-loops merges it with. Any other
 /// tt.reduce has no identity value, so the first slice along the axis seeds
 /// the accumulator and linalg.reduce folds in the rest, in order. The combine
 /// region is called as combine(accumulator, next element).
@@ -218,7 +246,20 @@ struct ReduceLowering : OpConversionPattern<triton::ReduceOp> {
     };
 
     SmallVector<Value> inits, rests;
-    for (Value src : srcs) {
+    TypedAttr seed = extent > 1 ? getSeed(op) : TypedAttr();
+    if (seed) {
+      Value src = srcs.front();
+      SmallVector<int64_t> shape(srcType.getShape());
+      shape.erase(shape.begin() + axis);
+      auto initType = RankedTensorType::get(shape, srcType.getElementType());
+      Value neutral = arith::ConstantOp::create(rewriter, loc, seed);
+      inits.push_back(
+          linalg::FillOp::create(rewriter, loc, neutral,
+                                 createEmpty(rewriter, loc, initType))
+              .getResult(0));
+      rests.push_back(src);
+    }
+    for (Value src : seed ? ValueRange() : srcs) {
       // The accumulator is a fresh copy of the first slice: reducing in place
       // into a view of the source would make bufferization copy a strided
       // view, which needs the runtime's generic memref copy.

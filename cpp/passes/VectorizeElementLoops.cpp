@@ -30,6 +30,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/CombiningKinds.h"
 #include "passes/IterationEvaluator.h"
 #include "passes/LaneStrides.h"
 #include "passes/Passes.h"
@@ -99,78 +100,12 @@ struct Reduction {
 /// The vector.reduction kind of `op` when lanes may combine in any order:
 /// integer ops and float min/max always, float add/mul only with reassoc.
 std::optional<vector::CombiningKind> reductionKind(Operation *op) {
-  using Kind = vector::CombiningKind;
   if (auto fastmath = dyn_cast<arith::ArithFastMathInterface>(op);
       fastmath && isa<arith::AddFOp, arith::MulFOp>(op) &&
       !bitEnumContainsAll(fastmath.getFastMathFlagsAttr().getValue(),
                           arith::FastMathFlags::reassoc))
     return std::nullopt;
-  return llvm::TypeSwitch<Operation *, std::optional<Kind>>(op)
-      .Case([](arith::AddFOp) { return Kind::ADD; })
-      .Case([](arith::AddIOp) { return Kind::ADD; })
-      .Case([](arith::MulFOp) { return Kind::MUL; })
-      .Case([](arith::MulIOp) { return Kind::MUL; })
-      .Case([](arith::MaxNumFOp) { return Kind::MAXNUMF; })
-      .Case([](arith::MinNumFOp) { return Kind::MINNUMF; })
-      .Case([](arith::MaximumFOp) { return Kind::MAXIMUMF; })
-      .Case([](arith::MinimumFOp) { return Kind::MINIMUMF; })
-      .Case([](arith::MaxSIOp) { return Kind::MAXSI; })
-      .Case([](arith::MinSIOp) { return Kind::MINSI; })
-      .Case([](arith::MaxUIOp) { return Kind::MAXUI; })
-      .Case([](arith::MinUIOp) { return Kind::MINUI; })
-      .Case([](arith::AndIOp) { return Kind::AND; })
-      .Case([](arith::OrIOp) { return Kind::OR; })
-      .Case([](arith::XOrIOp) { return Kind::XOR; })
-      .Default([](Operation *) { return std::nullopt; });
-}
-
-/// The value x with combine(x, y) == y for every y.
-TypedAttr neutralElement(vector::CombiningKind kind, Type type) {
-  using Kind = vector::CombiningKind;
-  if (auto floatType = dyn_cast<FloatType>(type)) {
-    const llvm::fltSemantics &sem = floatType.getFloatSemantics();
-    switch (kind) {
-    case Kind::ADD:
-      return FloatAttr::get(type, APFloat::getZero(sem, /*Negative=*/true));
-    case Kind::MUL:
-      return FloatAttr::get(type, APFloat::getOne(sem));
-    case Kind::MAXNUMF:
-    case Kind::MINNUMF:
-      return FloatAttr::get(type, APFloat::getQNaN(sem));
-    case Kind::MAXIMUMF:
-      return FloatAttr::get(type, APFloat::getInf(sem, /*Negative=*/true));
-    case Kind::MINIMUMF:
-      return FloatAttr::get(type, APFloat::getInf(sem));
-    default:
-      return {};
-    }
-  }
-  unsigned bits = type.getIntOrFloatBitWidth();
-  APInt value;
-  switch (kind) {
-  case Kind::ADD:
-  case Kind::OR:
-  case Kind::XOR:
-  case Kind::MAXUI:
-    value = APInt::getZero(bits);
-    break;
-  case Kind::MUL:
-    value = APInt(bits, 1);
-    break;
-  case Kind::AND:
-  case Kind::MINUI:
-    value = APInt::getAllOnes(bits);
-    break;
-  case Kind::MAXSI:
-    value = APInt::getSignedMinValue(bits);
-    break;
-  case Kind::MINSI:
-    value = APInt::getSignedMaxValue(bits);
-    break;
-  default:
-    return {};
-  }
-  return IntegerAttr::get(type, value);
+  return getCombiningKind(op);
 }
 
 /// Which values of a loop body depend on the induction variable, and whether
@@ -209,7 +144,7 @@ private:
       std::optional<vector::CombiningKind> kind = reductionKind(combine);
       if (combine->getBlock() != body || !kind || !combine->hasOneUse() ||
           combine->getOperand(0) == combine->getOperand(1) ||
-          !neutralElement(*kind, load.getType()))
+          !getNeutralElement(*kind, load.getType()))
         continue;
       auto store = dyn_cast<memref::StoreOp>(*combine->getUsers().begin());
       if (!store || store->getBlock() != body ||
@@ -1048,7 +983,7 @@ struct VectorizeElementLoopsPass
       inits.push_back(arith::ConstantOp::create(
           b, loc,
           DenseElementsAttr::get(VectorType::get({lanes}, type),
-                                 neutralElement(r.kind, type))));
+                                 getNeutralElement(r.kind, type))));
     }
     Contiguity contiguity = findContiguity(b, loop, analysis, *lb, *ub);
     if (outermost)

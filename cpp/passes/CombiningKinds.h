@@ -1,0 +1,29 @@
+//===- CombiningKinds.h - reductions whose lanes may combine in any order -===//
+//
+// The combine ops of reductions that have a neutral element: the reduction
+// lowering seeds such reductions with it (instead of the first element), and
+// the element-loop vectorizer starts its vector of partial results from it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef SPINE_TRITON_PASSES_COMBININGKINDS_H
+#define SPINE_TRITON_PASSES_COMBININGKINDS_H
+
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
+#include "mlir/IR/Operation.h"
+
+#include <optional>
+
+namespace mlir::spine {
+
+/// The vector.combining_kind `op` computes (arith add, mul, min/max of every
+/// flavour, and, or, xor), whatever its fast-math flags.
+std::optional<vector::CombiningKind> getCombiningKind(Operation *op);
+
+/// The value x with combine(x, y) == y for every y of `type` (-0.0 for float
+/// addition, NaN for maxnumf/minnumf, ...); null where none exists.
+TypedAttr getNeutralElement(vector::CombiningKind kind, Type type);
+
+} // namespace mlir::spine
+
+#endif // SPINE_TRITON_PASSES_COMBININGKINDS_H
