@@ -142,6 +142,21 @@ def VectorizeElementLoops
                            "arith::ArithDialect", "LLVM::LLVMDialect"];
 }
 
+def FuseElementLoops : Pass<"spine-fuse-element-loops", "func::FuncOp"> {
+  let summary = "Merge a loop into the loop before it that writes what it reads";
+  let description = [{
+    On the loops convert-linalg-to-loops makes. An innermost scf.for that
+    reads, element for element, a tile buffer the loop right before it
+    writes (the same element in the same iteration) becomes part of that
+    loop, when every pair of accesses of the two loops that may touch the
+    same memory touches the same element in the same iteration. Reads of an
+    element the merged body stored are replaced by the stored value, and
+    stack buffers left without readers are erased. Ops between the loops
+    move above or below them; a loop versioned by an scf.if gets a copy of
+    the following loop in each branch.
+  }];
+}
+
 def CollapseContiguousDims : Pass<"spine-collapse-contiguous-dims"> {
   let summary = "Merge loop dimensions of linalg.generic ops that every operand walks contiguously";
   let description = [{

@@ -134,6 +134,7 @@ void buildSpineTritonPipeline(OpPassManager &pm,
   pm.addNestedPass<func::FuncOp>(createVectorizeMatmul(matmul));
   pm.addPass(createLowerStridedCopies());
   pm.addPass(createConvertLinalgToLoopsPass());
+  pm.addNestedPass<func::FuncOp>(createFuseElementLoops());
   if (options.vectorBits > 0) {
     VectorizeElementLoopsOptions elementLoops;
     elementLoops.vectorBits = options.vectorBits;
