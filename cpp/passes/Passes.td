@@ -142,6 +142,20 @@ def VectorizeElementLoops
                            "arith::ArithDialect", "LLVM::LLVMDialect"];
 }
 
+def FuseElementwiseOps : Pass<"spine-fuse-elementwise-ops"> {
+  let summary = "Fuse elementwise linalg ops, cheap producers into every user";
+  let description = [{
+    Upstream's linalg-fuse-elementwise-ops, which fuses a producer only into
+    its single user, and also fuses a producer that is cheaper to compute
+    again than to store and load into each of its users: a generic that
+    reads no tensor and computes a few integer ops from its indices
+    (tl.arange, comparisons of it), or one that only hands on an input
+    element (broadcasts, transposes).
+  }];
+  let dependentDialects = ["affine::AffineDialect", "linalg::LinalgDialect",
+                           "tensor::TensorDialect"];
+}
+
 def FuseElementLoops : Pass<"spine-fuse-element-loops", "func::FuncOp"> {
   let summary = "Merge a loop into the loop before it that writes what it reads";
   let description = [{

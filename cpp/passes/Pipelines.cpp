@@ -109,7 +109,7 @@ void buildSpineTritonPipeline(OpPassManager &pm,
                               const SpineTritonPipelineOptions &options) {
   pm.addPass(createAddKernelEntry());
   pm.addPass(std::make_unique<FoldRankZeroCopiesPass>());
-  pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createFuseElementwiseOps());
   pm.addPass(createCollapseContiguousDims());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createReuseDyingInputs());
