@@ -532,11 +532,21 @@ private:
     if (!next)
       return;
     bool write = isa<LLVM::StoreOp>(access);
+    int64_t stripBytes = lanes * accessSize(access);
+    // A strip wider than a line (a reduction's strips of several registers)
+    // prefetches each of its lines.
     auto emit = [&](OpBuilder &b, Location loc) {
-      auto prefetch = LLVM::Prefetch::create(
-          b, loc, next, b.getI32IntegerAttr(write), b.getI32IntegerAttr(3),
-          b.getI32IntegerAttr(1));
-      prefetch->setAttr(kNextIterationPrefetch, b.getUnitAttr());
+      for (int64_t offset = 0; offset < stripBytes; offset += kCacheLineBytes) {
+        Value line = next;
+        if (offset != 0)
+          line = LLVM::GEPOp::create(
+              b, loc, next.getType(), b.getI8Type(), next,
+              ArrayRef<LLVM::GEPArg>{static_cast<int32_t>(offset)});
+        auto prefetch = LLVM::Prefetch::create(
+            b, loc, line, b.getI32IntegerAttr(write), b.getI32IntegerAttr(3),
+            b.getI32IntegerAttr(1));
+        prefetch->setAttr(kNextIterationPrefetch, b.getUnitAttr());
+      }
     };
     Value when;
     // A streaming store writes around the cache: fetching its lines first
@@ -546,7 +556,6 @@ private:
                                    arith::ConstantIntOp::create(b, loc, 1, 1));
     // One prefetch per cache line: strips narrower than a line prefetch in
     // every (line / strip)-th strip only.
-    int64_t stripBytes = lanes * accessSize(access);
     if (stripBytes < kCacheLineBytes) {
       Value offset = arith::SubIOp::create(b, loc, stripIv, loopStart);
       Value phase = arith::RemUIOp::create(
