@@ -101,17 +101,19 @@ def VectorizeMatmul : Pass<"spine-vectorize-matmul", "func::FuncOp"> {
 
 def ScheduleTilePrefetches
     : Pass<"spine-schedule-tile-prefetches", "func::FuncOp"> {
-  let summary = "Prefetch a tl.dot's next operand tiles while the micro-kernel runs";
+  let summary = "Prefetch the next tiles while a later loop computes";
   let description = [{
     Runs after spine-vectorize-element-loops. A prefetch it marked (what a
-    tile copy reads in the next iteration of the loop over tiles) in a loop
-    nest that a matmul micro-kernel row loop follows in the same block moves
-    into the micro-kernel: a copy of the nest that keeps only the address
-    arithmetic and the prefetches runs at the start of each (row block,
-    column block) step, its loops over the tile's rows cut to that step's
-    even share, prefetching into L2. Nests whose prefetches are not all
-    inside such row loops (constant bounds, step 1) keep them where they
-    are.
+    tile loop reads in the next iteration of the loop over tiles) in a loop
+    nest that a loop which computes follows in the same block moves into
+    that loop: a copy of the nest that keeps only the address arithmetic and
+    the prefetches runs at the start of each of its steps, the nest's loops
+    over rows (or strips) cut to that step's even share, prefetching into
+    L2. The computing loop is a matmul micro-kernel (its steps: (row block,
+    column block) pairs), or else a loop with a constant trip count that
+    computes a math function over tile buffers only (its steps: iterations).
+    Nests whose prefetches are not all inside loops with constant bounds
+    keep them where they are.
   }];
   let dependentDialects = ["scf::SCFDialect", "arith::ArithDialect"];
 }

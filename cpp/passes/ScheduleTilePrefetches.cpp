@@ -1,18 +1,22 @@
-//===- ScheduleTilePrefetches.cpp - prefetch next tiles during the dot ----===//
+//===- ScheduleTilePrefetches.cpp - prefetch next tiles during compute ----===//
 //
-// spine-vectorize-element-loops prefetches, from the loops that copy a tile,
-// what the same loops read in the next iteration of the loop over tiles. When
-// a matmul micro-kernel follows the copies (tl.dot's operands are packed),
-// those prefetches come in one burst of misses, all of a tile's rows at once
-// (each a page apart for a large matrix), while the copy's own loads wait for
-// the same miss buffers, and they land in L1 a whole micro-kernel before
-// they are read. Here they move into the micro-kernel: each of its (row
-// block, column block) steps prefetches an even share of the next tiles'
-// rows into L2, so the misses overlap with FMAs and the next copy reads from
-// L2. On the tutorial matmul (one thread, Zen 3) that is 5-9% faster at
-// 1024 and 2048 (docs/benchmarks.md); issuing them at one point of the
-// micro-kernel instead, or only into L1, was slower than leaving them in the
-// copy.
+// spine-vectorize-element-loops prefetches, from the loops that read a tile,
+// what the same loops read in the next iteration of the loop over tiles.
+// Issued there, those prefetches come in one burst of misses (all of a
+// tile's lines at once) and the loop waits for the miss buffers they hold:
+// it runs at the speed of memory while the loops after it leave memory idle.
+// Here they move into a loop that follows and computes:
+//
+//  * a matmul micro-kernel (tl.dot's operands are packed): each of its (row
+//    block, column block) steps prefetches an even share of the next tiles'
+//    rows into L2, so the misses overlap with FMAs and the next copy reads
+//    from L2. On the tutorial matmul (one thread, Zen 3) that is 5-9% faster
+//    at 1024 and 2048 (docs/benchmarks.md); issuing them at one point of the
+//    micro-kernel instead, or only into L1, was slower than leaving them in
+//    the copy;
+//  * a strip loop that computes a math function (exp, log, ...) over tile
+//    buffers only (softmax's exponentials, between the row's maximum and its
+//    store): each strip prefetches an even share.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,8 +26,11 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/MapVector.h"
@@ -35,7 +42,8 @@ namespace mlir::spine {
 namespace {
 
 /// Prefetch into L2 (llvm.prefetch locality 2): L1 is busy with the
-/// micro-kernel's accumulators and B panel until the copy runs.
+/// micro-kernel's accumulators and B panel, or the computing loop's tiles,
+/// until the copy runs.
 constexpr int32_t kL2Locality = 2;
 
 /// The trip count of a loop with constant bounds and positive step.
@@ -54,6 +62,52 @@ scf::ForOp rowLoopAfter(Operation *op) {
   for (Operation *next = op->getNextNode(); next; next = next->getNextNode())
     if (auto loop = dyn_cast<scf::ForOp>(next))
       if (loop->hasAttr(kMicroKernelRows) && constantTrips(loop).value_or(0))
+        return loop;
+  return {};
+}
+
+/// Whether `loop` computes a math function (what spine-approximate-math
+/// makes a polynomial of) and touches no memory but tile buffers the kernel
+/// allocated: its time goes to arithmetic while memory is idle.
+bool computesInCache(scf::ForOp loop) {
+  bool math = false;
+  WalkResult result = loop.getBody()->walk([&](Operation *op) {
+    if (isa<math::MathDialect>(op->getDialect()) &&
+        !isa<math::AbsFOp, math::AbsIOp, math::CopySignOp, math::FmaOp,
+             math::SqrtOp>(op))
+      math = true;
+    Value buffer;
+    if (auto load = dyn_cast<vector::LoadOp>(op))
+      buffer = load.getBase();
+    else if (auto store = dyn_cast<vector::StoreOp>(op))
+      buffer = store.getBase();
+    else if (auto load = dyn_cast<memref::LoadOp>(op))
+      buffer = load.getMemRef();
+    else if (auto store = dyn_cast<memref::StoreOp>(op))
+      buffer = store.getMemRef();
+    else if (isMemoryEffectFree(op) || isa<scf::ForOp, scf::IfOp>(op))
+      return WalkResult::advance();
+    else
+      return WalkResult::interrupt();
+    while (Operation *def = buffer.getDefiningOp()) {
+      if (!isa<memref::SubViewOp, memref::CastOp>(def))
+        break;
+      buffer = def->getOperand(0);
+    }
+    return buffer.getDefiningOp<memref::AllocaOp>() ||
+                   buffer.getDefiningOp<memref::AllocOp>()
+               ? WalkResult::advance()
+               : WalkResult::interrupt();
+  });
+  return math && !result.wasInterrupted();
+}
+
+/// The first loop after `op` in its block that computes over tile buffers
+/// (computesInCache) with a constant number of iterations, if any.
+scf::ForOp computingLoopAfter(Operation *op) {
+  for (Operation *next = op->getNextNode(); next; next = next->getNextNode())
+    if (auto loop = dyn_cast<scf::ForOp>(next))
+      if (constantTrips(loop).value_or(0) && computesInCache(loop))
         return loop;
   return {};
 }
@@ -79,6 +133,15 @@ bool onlyReads(Operation *op) {
 /// writes goes, then whatever has no use left and at most reads. False if
 /// such a write has a result something uses.
 bool prune(Operation *copy) {
+  // What a loop carries (a reduction's partial results) is not needed for
+  // addresses: each iteration yields its arguments unchanged, so the values
+  // computed for the yield lose their last use.
+  copy->walk([](scf::ForOp loop) {
+    auto yield = cast<scf::YieldOp>(loop.getBody()->getTerminator());
+    for (auto [operand, arg] :
+         llvm::zip(yield->getOpOperands(), loop.getRegionIterArgs()))
+      operand.set(arg);
+  });
   bool usedWrite = false;
   copy->walk<WalkOrder::PostOrder>([&](Operation *op) {
     if (op == copy || isa<LLVM::Prefetch>(op) || op->getNumRegions() != 0 ||
@@ -106,8 +169,9 @@ bool prune(Operation *copy) {
 }
 
 /// The outermost loops of `copy` when every prefetch in it lies in one and
-/// each counts up by 1 between constant bounds (the rows of a tile), else
-/// nothing: those loops are what gets divided among the row blocks.
+/// each counts up between constant bounds (the rows of a tile, the strips
+/// of a row), else nothing: those loops are what gets divided among the
+/// steps of the loop that takes the prefetches.
 SmallVector<scf::ForOp> rowLoopsOf(Operation *copy) {
   SmallVector<scf::ForOp> outer;
   bool divisible = true;
@@ -117,13 +181,30 @@ SmallVector<scf::ForOp> rowLoopsOf(Operation *copy) {
          loop && copy->isAncestor(loop);
          loop = loop->getParentOfType<scf::ForOp>())
       outermost = loop;
-    if (!outermost || !constantTrips(outermost) ||
-        getConstantIntValue(outermost.getStep()) != 1)
+    if (!outermost || !constantTrips(outermost))
       divisible = false;
     else if (!llvm::is_contained(outer, outermost))
       outer.push_back(outermost);
   });
   return divisible ? outer : SmallVector<scf::ForOp>();
+}
+
+/// Where the prefetches of some nests go: the loop that takes them, the
+/// insertion block in it (each of its steps runs the block once), how many
+/// steps it makes, and how to number the current step.
+struct Host {
+  Block *body;
+  int64_t steps;
+  function_ref<Value(OpBuilder &, Location)> stepNumber;
+};
+
+/// `(iv - lb) / step` of `loop`, built at `b`.
+Value iterationNumber(OpBuilder &b, Location loc, scf::ForOp loop) {
+  return arith::DivUIOp::create(b, loc,
+                                arith::SubIOp::create(b, loc,
+                                                      loop.getInductionVar(),
+                                                      loop.getLowerBound()),
+                                loop.getStep());
 }
 
 struct ScheduleTilePrefetchesPass
@@ -132,9 +213,12 @@ struct ScheduleTilePrefetchesPass
 
   void runOnOperation() override {
     // The outermost op holding next-iteration prefetches (a copy's loop
-    // nest, or the versions around it) in the block of a micro-kernel row
-    // loop that follows it.
-    llvm::MapVector<scf::ForOp, SmallVector<Operation *>> nests;
+    // nest, or the versions around it) in the block of a loop that follows
+    // it and takes them: a micro-kernel row loop, or a loop computing in
+    // cache. The search stays inside the loop whose next iteration they
+    // prefetch (the nearest with bounds known only at run time).
+    llvm::MapVector<scf::ForOp, SmallVector<Operation *>> microKernels,
+        computing;
     DenseSet<Operation *> seen;
     getOperation().walk([&](LLVM::Prefetch prefetch) {
       if (!prefetch->hasAttr(kNextIterationPrefetch))
@@ -143,20 +227,39 @@ struct ScheduleTilePrefetchesPass
            op && !isa<func::FuncOp>(op); op = op->getParentOp()) {
         if (scf::ForOp rows = rowLoopAfter(op)) {
           if (seen.insert(op).second)
-            nests[rows].push_back(op);
+            microKernels[rows].push_back(op);
           return;
         }
+        if (scf::ForOp loop = computingLoopAfter(op)) {
+          if (seen.insert(op).second)
+            computing[loop].push_back(op);
+          return;
+        }
+        if (auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
+            loop && !constantTrips(loop))
+          return;
       }
     });
-    for (auto &[rows, ops] : nests)
-      schedule(rows, ops);
+    for (auto &[rows, ops] : microKernels)
+      scheduleInMicroKernel(rows, ops);
+    for (auto &[loop, ops] : computing) {
+      Value number;
+      auto stepNumber = [&](OpBuilder &b, Location loc) {
+        if (!number) {
+          OpBuilder::InsertionGuard guard(b);
+          b.setInsertionPointToStart(loop.getBody());
+          number = iterationNumber(b, loc, loop);
+        }
+        return number;
+      };
+      schedule({loop.getBody(), *constantTrips(loop), stepNumber}, ops);
+    }
   }
 
   /// Moves the prefetches of `nests` into the micro-kernel `rows`: at the
-  /// start of each (row block, column block) step, a copy of each nest that
-  /// only computes addresses and prefetches, its loops over rows cut to
-  /// that step's share of the rows.
-  static void schedule(scf::ForOp rows, ArrayRef<Operation *> nests) {
+  /// start of each (row block, column block) step.
+  static void scheduleInMicroKernel(scf::ForOp rows,
+                                    ArrayRef<Operation *> nests) {
     // The loop over column blocks is the row loop's first (one with
     // iterations, as spine-vectorize-matmul makes it); without one the
     // prefetches stay in the copies.
@@ -170,32 +273,36 @@ struct ScheduleTilePrefetchesPass
     if (!cols)
       return;
     int64_t colBlocks = *constantTrips(cols);
-    int64_t blocks = *constantTrips(rows) * colBlocks;
-    Location loc = rows.getLoc();
-    OpBuilder b = OpBuilder::atBlockBegin(cols.getBody());
-    auto index = [&](int64_t v) {
-      return arith::ConstantIndexOp::create(b, loc, v).getResult();
-    };
     // The number of the current (row block, column block) step, made once
     // something uses it.
     Value block;
-    auto blockNumber = [&]() {
+    auto stepNumber = [&](OpBuilder &b, Location loc) {
       if (block)
         return block;
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(cols.getBody());
-      auto number = [&](scf::ForOp loop) -> Value {
-        return arith::DivUIOp::create(
-            b, loc,
-            arith::SubIOp::create(b, loc, loop.getInductionVar(),
-                                  loop.getLowerBound()),
-            loop.getStep());
-      };
-      Value row = number(rows);
-      Value col = number(cols);
+      Value row = iterationNumber(b, loc, rows);
+      Value col = iterationNumber(b, loc, cols);
       block = arith::AddIOp::create(
-          b, loc, arith::MulIOp::create(b, loc, row, index(colBlocks)), col);
+          b, loc,
+          arith::MulIOp::create(
+              b, loc, row, arith::ConstantIndexOp::create(b, loc, colBlocks)),
+          col);
       return block;
+    };
+    schedule({cols.getBody(), *constantTrips(rows) * colBlocks, stepNumber},
+             nests);
+  }
+
+  /// Moves the prefetches of `nests` into `host`: at the start of each of
+  /// its steps, a copy of each nest that only computes addresses and
+  /// prefetches, its loops over rows (or strips) cut to that step's even
+  /// share of their iterations, prefetching into L2.
+  static void schedule(const Host &host, ArrayRef<Operation *> nests) {
+    Location loc = host.body->getParentOp()->getLoc();
+    OpBuilder b = OpBuilder::atBlockBegin(host.body);
+    auto index = [&](int64_t v) {
+      return arith::ConstantIndexOp::create(b, loc, v).getResult();
     };
     for (Operation *nest : nests) {
       Operation *copy = b.clone(*nest);
@@ -207,24 +314,27 @@ struct ScheduleTilePrefetchesPass
         continue;
       }
       for (scf::ForOp loop : rowLoops) {
-        // Block i of n takes rows [ceil(i R / n), ceil((i + 1) R / n)) of
-        // the R rows: spread evenly, also when there are fewer rows than
-        // blocks.
+        // Step i of n takes iterations [ceil(i R / n), ceil((i + 1) R / n))
+        // of the R: spread evenly, also when there are fewer iterations than
+        // steps.
         int64_t lb = *getConstantIntValue(loop.getLowerBound());
+        int64_t step = *getConstantIntValue(loop.getStep());
         int64_t count = *constantTrips(loop);
         OpBuilder::InsertionGuard guard(b);
         b.setInsertionPoint(loop);
-        auto firstRowOf = [&](Value i) -> Value {
+        auto firstOf = [&](Value i) -> Value {
           Value scaled = arith::MulIOp::create(b, loc, i, index(count));
           Value rounded =
-              arith::AddIOp::create(b, loc, scaled, index(blocks - 1));
-          return arith::AddIOp::create(
-              b, loc, index(lb),
-              arith::DivUIOp::create(b, loc, rounded, index(blocks)));
+              arith::AddIOp::create(b, loc, scaled, index(host.steps - 1));
+          Value iteration =
+              arith::DivUIOp::create(b, loc, rounded, index(host.steps));
+          if (step != 1)
+            iteration = arith::MulIOp::create(b, loc, iteration, index(step));
+          return arith::AddIOp::create(b, loc, index(lb), iteration);
         };
-        Value begin = firstRowOf(blockNumber());
-        Value end =
-            firstRowOf(arith::AddIOp::create(b, loc, blockNumber(), index(1)));
+        Value number = host.stepNumber(b, loc);
+        Value begin = firstOf(number);
+        Value end = firstOf(arith::AddIOp::create(b, loc, number, index(1)));
         loop.getLowerBoundMutable().assign(begin);
         loop.getUpperBoundMutable().assign(end);
       }

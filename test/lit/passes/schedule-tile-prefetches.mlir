@@ -160,3 +160,115 @@ func.func @rows_without_columns(%base: i64, %tiles: index, %buf: memref<16x8xf32
   }
   return
 }
+
+// A persistent softmax's row: its maximum reads the row (a strip loop of 4
+// strips carrying the partial maxima) and prefetches the next row's; the
+// exponentials then compute over tile buffers only. The prefetches move into
+// that loop, strip i of 4 prefetching the next row's strip i into L2, and
+// the copy of the nest keeps neither the loads nor what the loop carried.
+// The store loop after it touches memory through a pointer and takes none.
+// CHECK-LABEL: func.func @row_then_exponentials
+// CHECK: scf.for %[[ROW:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:   scf.for {{.*}} iter_args
+// CHECK-NOT: llvm.intr.prefetch
+// CHECK:     vector.store
+// CHECK:   scf.for %[[S:.*]] = %c0 to %c64 step %c16 iter_args
+// CHECK:     %[[OFF:.*]] = arith.subi %[[S]], %c0
+// CHECK:     %[[STEP:.*]] = arith.divui %[[OFF]], %c16
+// Strip s of 4 takes iterations [ceil(4 s / 4), ceil(4 (s + 1) / 4)) of
+// the prefetching loop's 4, 16 elements each.
+// CHECK:     %[[SCALED:.*]] = arith.muli %[[STEP]], %c4
+// CHECK:     %[[ROUNDED:.*]] = arith.addi %[[SCALED]], %c3
+// CHECK:     %[[FIRST:.*]] = arith.divui %[[ROUNDED]], %c4
+// CHECK:     %[[ELEMENT:.*]] = arith.muli %[[FIRST]], %c16
+// CHECK:     %[[BEGIN:.*]] = arith.addi %c0{{.*}}, %[[ELEMENT]]
+// CHECK:     scf.for %{{.*}} = %[[BEGIN]] to %{{.*}} step %c16{{.*}} iter_args(%[[ARG:.*]] = %{{.*}})
+// CHECK-NOT:   llvm.load
+// CHECK:       "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}> : (!llvm.ptr) -> ()
+// CHECK-NEXT:  scf.yield %[[ARG]]
+// CHECK:     math.exp
+// CHECK:   scf.for
+// CHECK-NOT: llvm.intr.prefetch
+// CHECK:     llvm.store
+func.func @row_then_exponentials(%in: i64, %out: !llvm.ptr, %first: index, %rows: index, %step: index) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %c4_i64 = arith.constant 4 : i64
+  %c256_i64 = arith.constant 256 : i64
+  %nan = arith.constant dense<0x7FC00000> : vector<16xf32>
+  %row = memref.alloca() : memref<64xf32>
+  %exp = memref.alloca() : memref<64xf32>
+  scf.for %r = %first to %rows step %step {
+    %r_i64 = arith.index_cast %r : index to i64
+    %next_r = arith.addi %r, %step : index
+    %next_i64 = arith.index_cast %next_r : index to i64
+    %max = scf.for %s = %c0 to %c64 step %c16 iter_args(%m = %nan) -> (vector<16xf32>) {
+      %s_i64 = arith.index_cast %s : index to i64
+      %here = arith.muli %r_i64, %c256_i64 : i64
+      %ahead = arith.muli %next_i64, %c256_i64 : i64
+      %off = arith.muli %s_i64, %c4_i64 : i64
+      %p = llvm.inttoptr %in : i64 to !llvm.ptr
+      %rp = llvm.getelementptr %p[%here] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+      %src = llvm.getelementptr %rp[%off] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+      %np = llvm.getelementptr %p[%ahead] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+      %pre = llvm.getelementptr %np[%off] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+      "llvm.intr.prefetch"(%pre) <{cache = 1 : i32, hint = 3 : i32, rw = 0 : i32}> {spine.next_iteration_prefetch} : (!llvm.ptr) -> ()
+      %v = llvm.load %src {alignment = 4 : i64} : !llvm.ptr -> vector<16xf32>
+      vector.store %v, %row[%s] : memref<64xf32>, vector<16xf32>
+      %n = arith.maxnumf %m, %v : vector<16xf32>
+      scf.yield %n : vector<16xf32>
+    }
+    %zero = arith.constant dense<0.0> : vector<16xf32>
+    %sum = scf.for %s = %c0 to %c64 step %c16 iter_args(%a = %zero) -> (vector<16xf32>) {
+      %v = vector.load %row[%s] : memref<64xf32>, vector<16xf32>
+      %d = arith.subf %v, %max : vector<16xf32>
+      %e = math.exp %d : vector<16xf32>
+      vector.store %e, %exp[%s] : memref<64xf32>, vector<16xf32>
+      %t = arith.addf %a, %e : vector<16xf32>
+      scf.yield %t : vector<16xf32>
+    }
+    scf.for %s = %c0 to %c64 step %c16 {
+      %v = vector.load %exp[%s] : memref<64xf32>, vector<16xf32>
+      %q = arith.divf %v, %sum : vector<16xf32>
+      %s_i64 = arith.index_cast %s : index to i64
+      %dst = llvm.getelementptr %out[%s_i64] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+      llvm.store %q, %dst : vector<16xf32>, !llvm.ptr
+    }
+  }
+  return
+}
+
+// A loop that computes but writes through a pointer (a store of results)
+// does not take the prefetches: memory is busy during it.
+// CHECK-LABEL: func.func @store_loop_takes_none
+// CHECK: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 3 : i32, rw = 0 : i32}> {spine.next_iteration_prefetch}
+// CHECK: math.exp
+// CHECK-NOT: llvm.intr.prefetch
+func.func @store_loop_takes_none(%in: i64, %out: !llvm.ptr, %rows: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %c4_i64 = arith.constant 4 : i64
+  %row = memref.alloca() : memref<64xf32>
+  scf.for %r = %c0 to %rows step %c1 {
+    scf.for %s = %c0 to %c64 step %c16 {
+      %s_i64 = arith.index_cast %s : index to i64
+      %off = arith.muli %s_i64, %c4_i64 : i64
+      %p = llvm.inttoptr %in : i64 to !llvm.ptr
+      %src = llvm.getelementptr %p[%off] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+      "llvm.intr.prefetch"(%src) <{cache = 1 : i32, hint = 3 : i32, rw = 0 : i32}> {spine.next_iteration_prefetch} : (!llvm.ptr) -> ()
+      %v = llvm.load %src {alignment = 4 : i64} : !llvm.ptr -> vector<16xf32>
+      vector.store %v, %row[%s] : memref<64xf32>, vector<16xf32>
+    }
+    scf.for %s = %c0 to %c64 step %c16 {
+      %v = vector.load %row[%s] : memref<64xf32>, vector<16xf32>
+      %e = math.exp %v : vector<16xf32>
+      %s_i64 = arith.index_cast %s : index to i64
+      %dst = llvm.getelementptr %out[%s_i64] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+      llvm.store %e, %dst : vector<16xf32>, !llvm.ptr
+    }
+  }
+  return
+}
