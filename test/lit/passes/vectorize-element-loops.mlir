@@ -312,6 +312,40 @@ func.func @tile_copy_prefetches_next_tile(%base: i64, %tiles: index, %buf: memre
   return
 }
 
+// A row's sum inside a loop over rows: a strip of the reduction is four
+// registers of 8 floats, 128 bytes, and prefetches both of its lines of the
+// next row.
+// CHECK-LABEL: func.func @wide_strips_prefetch_every_line
+// CHECK: scf.for %{{.*}} = %c0 to %c64{{.*}} step %c32
+// CHECK: "llvm.intr.prefetch"(%[[AHEAD:.*]]) <{cache = 1 : i32, hint = 3 : i32, rw = 0 : i32}> {spine.next_iteration_prefetch}
+// CHECK-NEXT: %[[LINE2:.*]] = llvm.getelementptr %[[AHEAD]][64] : (!llvm.ptr) -> !llvm.ptr, i8
+// CHECK-NEXT: "llvm.intr.prefetch"(%[[LINE2]]) <{cache = 1 : i32, hint = 3 : i32, rw = 0 : i32}> {spine.next_iteration_prefetch}
+// CHECK-NOT: llvm.intr.prefetch
+// CHECK: llvm.load %{{.*}} -> vector<32xf32>
+func.func @wide_strips_prefetch_every_line(%base: i64, %rows: index, %acc: memref<f32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c4_i64 = arith.constant 4 : i64
+  %c64_i64 = arith.constant 64 : i64
+  scf.for %r = %c0 to %rows step %c1 {
+    %r64 = arith.index_cast %r : index to i64
+    %row = arith.muli %r64, %c64_i64 : i64
+    scf.for %k = %c0 to %c64 step %c1 {
+      %k64 = arith.index_cast %k : index to i64
+      %elt = arith.addi %k64, %row : i64
+      %bytes = arith.muli %elt, %c4_i64 : i64
+      %p = llvm.inttoptr %base : i64 to !llvm.ptr
+      %q = llvm.getelementptr %p[%bytes] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+      %x = llvm.load %q {alignment = 4 : i64} : !llvm.ptr -> f32
+      %a = memref.load %acc[] : memref<f32>
+      %s = arith.addf %a, %x fastmath<reassoc> : f32
+      memref.store %s, %acc[] : memref<f32>
+    }
+  }
+  return
+}
+
 // The same tile load copying a tile for a matmul micro-kernel that follows
 // (spine.micro_kernel_rows): one version, the check in each strip.
 // spine-schedule-tile-prefetches moves the copy's prefetches into the
