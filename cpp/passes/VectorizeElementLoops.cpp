@@ -60,6 +60,10 @@ constexpr int64_t maxLanes = 64;
 /// The line size of the caches prefetches fill (x86-64 cores, SpacemiT's
 /// X60).
 constexpr int64_t kCacheLineBytes = 64;
+/// Bytes the next-iteration prefetches of a loop look ahead at least, and
+/// at most how many iterations of the loop over tiles.
+constexpr int64_t kPrefetchLookaheadBytes = 4096;
+constexpr int64_t kMaxPrefetchDistance = 8;
 /// Vector registers per strip in a loop that reduces.
 constexpr int64_t reductionRegisters = 4;
 
@@ -390,21 +394,35 @@ public:
     loopStart = loop.getLowerBound();
     firstLane.emplace(b, loop, stripIv);
     if (scf::ForOp outer = iterationLoop(loop)) {
-      // The next iteration: counter + step, iter_args their yielded values
-      // (as far as they can be computed here).
-      IRMapping next;
-      next.map(loop.getInductionVar(), stripIv);
-      IterationEvaluator current(b, outer, IRMapping());
+      // The iteration `distance` ahead: counter + distance * step, iter_args
+      // their values after as many yields (as far as they can be computed
+      // here).
+      int64_t distance = prefetchDistance(loop, outer);
       auto yield = cast<scf::YieldOp>(outer.getBody()->getTerminator());
-      for (auto [arg, value] :
-           llvm::zip(outer.getRegionIterArgs(), yield.getOperands()))
-        if (isScalar(arg.getType()))
-          if (Value v = current.at(value))
-            next.map(arg, v);
-      next.map(outer.getInductionVar(),
-               arith::AddIOp::create(b, loc, outer.getInductionVar(),
-                                     outer.getStep()));
-      nextIteration.emplace(b, outer, std::move(next), /*readBuffers=*/true);
+      bool carries = llvm::any_of(outer.getRegionIterArgs(), [](Value arg) {
+        return isScalar(arg.getType());
+      });
+      IRMapping ahead;
+      for (int64_t i = carries ? 1 : distance; i <= distance; ++i) {
+        IterationEvaluator previous(b, outer, ahead);
+        IRMapping next;
+        for (auto [arg, value] :
+             llvm::zip(outer.getRegionIterArgs(), yield.getOperands()))
+          if (isScalar(arg.getType()))
+            if (Value v = previous.at(value))
+              next.map(arg, v);
+        Value steps = outer.getStep();
+        if (i > 1)
+          steps = b.createOrFold<arith::MulIOp>(
+              loc, steps,
+              arith::ConstantOp::create(b, loc,
+                                        b.getIntegerAttr(steps.getType(), i)));
+        next.map(outer.getInductionVar(),
+                 arith::AddIOp::create(b, loc, outer.getInductionVar(), steps));
+        ahead = std::move(next);
+      }
+      ahead.map(loop.getInductionVar(), stripIv);
+      nextIteration.emplace(b, outer, std::move(ahead), /*readBuffers=*/true);
     }
     auto indexVec = VectorType::get({lanes}, b.getIndexType());
     SmallVector<int64_t> iota(lanes);
@@ -504,6 +522,24 @@ private:
     auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
     Value first = vector::ExtractOp::create(b, loc, addrs, 0);
     return LLVM::IntToPtrOp::create(b, loc, ptrType, first);
+  }
+
+  /// How many iterations of `outer` (the loop over tiles) ahead the strips
+  /// of `loop` prefetch: one when an iteration reads a tile of several KiB,
+  /// more when it reads little (a softmax row of 256 floats), so that what
+  /// is in flight covers the latency of memory.
+  int64_t prefetchDistance(scf::ForOp loop, scf::ForOp outer) const {
+    int64_t bytes = llvm::divideCeil(analysis.narrowestAccess(), 8);
+    for (scf::ForOp l = loop; l && l != outer;
+         l = l->getParentOfType<scf::ForOp>()) {
+      std::optional<int64_t> lb = getConstantIntValue(l.getLowerBound());
+      std::optional<int64_t> ub = getConstantIntValue(l.getUpperBound());
+      std::optional<int64_t> step = getConstantIntValue(l.getStep());
+      if (lb && ub && step && *step > 0 && *ub > *lb)
+        bytes *= llvm::divideCeil(*ub - *lb, *step);
+    }
+    return std::clamp<int64_t>(llvm::divideCeil(kPrefetchLookaheadBytes, bytes),
+                               1, kMaxPrefetchDistance);
   }
 
   /// The loop around `loop` whose iterations a kernel's loop over tiles

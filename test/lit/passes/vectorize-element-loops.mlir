@@ -277,11 +277,13 @@ func.func @ordered_sum(%in: memref<64xf32>, %acc: memref<f32>) {
 // also prefetches what it reads in the loop's next iteration, the address
 // computed from the offset the loop yields, once per 64-byte line (every
 // other strip of 8 floats); the prefetch is marked for
-// spine-schedule-tile-prefetches.
+// spine-schedule-tile-prefetches. (The tile's 4 KiB are what the prefetches
+// look ahead: one iteration.)
 // CHECK-LABEL: func.func @tile_copy_prefetches_next_tile
 // CHECK: scf.for %{{.*}} = %c0 to %arg1 step %c1 iter_args(%[[OFF:.*]] = %c0_i64) -> (i64) {
-// CHECK: scf.for %{{.*}} = %c0 to %c32{{.*}} step %c8
-// CHECK: %[[NEXT:.*]] = arith.addi %[[OFF]], %c128_i64 : i64
+// CHECK: scf.for %{{.*}} = %c0 to %c1024{{.*}} step %c8
+// CHECK: %[[NEXT:.*]] = arith.addi %[[OFF]], %c4096_i64 : i64
+// CHECK-NOT: %c4096_i64
 // CHECK: arith.addi %{{.*}}, %[[NEXT]] : i64
 // CHECK: %[[AHEAD:.*]] = llvm.getelementptr
 // CHECK: %[[PHASE:.*]] = arith.remui %{{.*}}, %c16 : index
@@ -289,34 +291,72 @@ func.func @ordered_sum(%in: memref<64xf32>, %acc: memref<f32>) {
 // CHECK: scf.if %[[LINE_START]] {
 // CHECK: "llvm.intr.prefetch"(%[[AHEAD]]) <{cache = 1 : i32, hint = 3 : i32, rw = 0 : i32}> {spine.next_iteration_prefetch}
 // CHECK: llvm.load %{{.*}} -> vector<8xf32>
-func.func @tile_copy_prefetches_next_tile(%base: i64, %tiles: index, %buf: memref<32xf32>) {
+func.func @tile_copy_prefetches_next_tile(%base: i64, %tiles: index, %buf: memref<1024xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %c32 = arith.constant 32 : index
+  %c1024 = arith.constant 1024 : index
   %c0_i64 = arith.constant 0 : i64
   %c4_i64 = arith.constant 4 : i64
-  %c128_i64 = arith.constant 128 : i64
+  %c4096_i64 = arith.constant 4096 : i64
   %end = scf.for %t = %c0 to %tiles step %c1 iter_args(%off = %c0_i64) -> (i64) {
-    scf.for %k = %c0 to %c32 step %c1 {
+    scf.for %k = %c0 to %c1024 step %c1 {
       %k64 = arith.index_cast %k : index to i64
       %elt = arith.addi %k64, %off : i64
       %bytes = arith.muli %elt, %c4_i64 : i64
       %p = llvm.inttoptr %base : i64 to !llvm.ptr
       %q = llvm.getelementptr %p[%bytes] : (!llvm.ptr, i64) -> !llvm.ptr, i8
       %x = llvm.load %q {alignment = 4 : i64} : !llvm.ptr -> f32
-      memref.store %x, %buf[%k] : memref<32xf32>
+      memref.store %x, %buf[%k] : memref<1024xf32>
     }
-    %next = arith.addi %off, %c128_i64 : i64
+    %next = arith.addi %off, %c4096_i64 : i64
+    scf.yield %next : i64
+  }
+  return
+}
+
+// The same with tiles of 1 KiB: the prefetches reach 4 iterations ahead,
+// the offset the loop carries advanced by four of its yields.
+// CHECK-LABEL: func.func @small_tiles_prefetch_further
+// CHECK: scf.for %{{.*}} = %c0 to %arg1 step %c1 iter_args(%[[OFF:.*]] = %c0_i64) -> (i64) {
+// CHECK: %[[A1:.*]] = arith.addi %[[OFF]], %c1024_i64 : i64
+// CHECK: %[[A2:.*]] = arith.addi %[[A1]], %c1024_i64 : i64
+// CHECK: %[[A3:.*]] = arith.addi %[[A2]], %c1024_i64 : i64
+// CHECK: %[[A4:.*]] = arith.addi %[[A3]], %c1024_i64 : i64
+// CHECK-NOT: %c1024_i64
+// CHECK: arith.addi %{{.*}}, %[[A4]] : i64
+// CHECK: "llvm.intr.prefetch"
+func.func @small_tiles_prefetch_further(%base: i64, %tiles: index, %buf: memref<256xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c256 = arith.constant 256 : index
+  %c0_i64 = arith.constant 0 : i64
+  %c4_i64 = arith.constant 4 : i64
+  %c1024_i64 = arith.constant 1024 : i64
+  %end = scf.for %t = %c0 to %tiles step %c1 iter_args(%off = %c0_i64) -> (i64) {
+    scf.for %k = %c0 to %c256 step %c1 {
+      %k64 = arith.index_cast %k : index to i64
+      %elt = arith.addi %k64, %off : i64
+      %bytes = arith.muli %elt, %c4_i64 : i64
+      %p = llvm.inttoptr %base : i64 to !llvm.ptr
+      %q = llvm.getelementptr %p[%bytes] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+      %x = llvm.load %q {alignment = 4 : i64} : !llvm.ptr -> f32
+      memref.store %x, %buf[%k] : memref<256xf32>
+    }
+    %next = arith.addi %off, %c1024_i64 : i64
     scf.yield %next : i64
   }
   return
 }
 
 // A row's sum inside a loop over rows: a strip of the reduction is four
-// registers of 8 floats, 128 bytes, and prefetches both of its lines of the
-// next row.
+// registers of 8 floats, 128 bytes, and prefetches both of its lines of a
+// later row: the 8th after it, as rows of 256 bytes take 8 to cover the
+// 4 KiB the prefetches look ahead (at most 8 iterations).
 // CHECK-LABEL: func.func @wide_strips_prefetch_every_line
+// CHECK: scf.for %[[ROW:.*]] = %c0 to %arg1 step %c1
 // CHECK: scf.for %{{.*}} = %c0 to %c64{{.*}} step %c32
+// CHECK: %[[AHEAD_ROW:.*]] = arith.addi %[[ROW]], %c8{{.*}} : index
+// CHECK: arith.index_cast %[[AHEAD_ROW]]
 // CHECK: "llvm.intr.prefetch"(%[[AHEAD:.*]]) <{cache = 1 : i32, hint = 3 : i32, rw = 0 : i32}> {spine.next_iteration_prefetch}
 // CHECK-NEXT: %[[LINE2:.*]] = llvm.getelementptr %[[AHEAD]][64] : (!llvm.ptr) -> !llvm.ptr, i8
 // CHECK-NEXT: "llvm.intr.prefetch"(%[[LINE2]]) <{cache = 1 : i32, hint = 3 : i32, rw = 0 : i32}> {spine.next_iteration_prefetch}
