@@ -422,6 +422,14 @@ public:
         ahead = std::move(next);
       }
       ahead.map(loop.getInductionVar(), stripIv);
+      // Only an iteration the loop makes reads anything: a loop over the
+      // column blocks of a row that fits one block (layer norm's) has none.
+      Value aheadIv = ahead.lookup(outer.getInductionVar());
+      aheadIterationExists = arith::CmpIOp::create(
+          b, loc,
+          outer.getUnsignedCmp() ? arith::CmpIPredicate::ult
+                                 : arith::CmpIPredicate::slt,
+          aheadIv, outer.getUpperBound());
       nextIteration.emplace(b, outer, std::move(ahead), /*readBuffers=*/true);
     }
     auto indexVec = VectorType::get({lanes}, b.getIndexType());
@@ -584,12 +592,14 @@ private:
         prefetch->setAttr(kNextIterationPrefetch, b.getUnitAttr());
       }
     };
-    Value when;
+    Value when = aheadIterationExists;
     // A streaming store writes around the cache: fetching its lines first
     // would undo that.
     if (write && streaming)
-      when = arith::XOrIOp::create(b, loc, streaming,
-                                   arith::ConstantIntOp::create(b, loc, 1, 1));
+      when = arith::AndIOp::create(
+          b, loc, when,
+          arith::XOrIOp::create(b, loc, streaming,
+                                arith::ConstantIntOp::create(b, loc, 1, 1)));
     // One prefetch per cache line: strips narrower than a line prefetch in
     // every (line / strip)-th strip only.
     if (stripBytes < kCacheLineBytes) {
@@ -856,6 +866,9 @@ private:
   /// The same in the next iteration of the loop around the tile (see
   /// prefetchNext), if there is one.
   std::optional<IterationEvaluator> nextIteration;
+  /// Whether the loop around the tile makes the iteration nextIteration
+  /// evaluates.
+  Value aheadIterationExists;
   DenseMap<Value, Value> vectors;
   /// Varying pointers, as the i64 byte address of each lane.
   DenseMap<Value, Value> addresses;

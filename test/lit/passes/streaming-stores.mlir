@@ -27,10 +27,12 @@
 // CHECK: %[[LIMIT:.*]] = arith.constant 0x4180000000000000 : f64
 // CHECK: %[[STREAM:.*]] = arith.cmpf oge, %[[TOTAL]], %[[LIMIT]] : f64
 // CHECK: scf.for %{{.*}} = %c0 to %c64{{.*}} step %c8 {
+// CHECK: %[[EXISTS:.*]] = arith.cmpi slt, %{{.*}}, %arg2 : index
 // CHECK: %[[NOT_STREAM:.*]] = arith.xori %[[STREAM]], %true
+// CHECK: %[[NEXT_NOT_STREAM:.*]] = arith.andi %[[EXISTS]], %[[NOT_STREAM]] : i1
 // CHECK: %[[PHASE:.*]] = arith.remui %{{.*}}, %c16 : index
 // CHECK: %[[LINE_START:.*]] = arith.cmpi eq, %[[PHASE]], %c0{{.*}} : index
-// CHECK: %[[WHEN:.*]] = arith.andi %[[NOT_STREAM]], %[[LINE_START]] : i1
+// CHECK: %[[WHEN:.*]] = arith.andi %[[NEXT_NOT_STREAM]], %[[LINE_START]] : i1
 // CHECK: scf.if %[[WHEN]] {
 // CHECK: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 3 : i32, rw = 1 : i32}>
 // CHECK: %[[ALLON:.*]] = vector.reduction <and>

@@ -278,17 +278,21 @@ func.func @ordered_sum(%in: memref<64xf32>, %acc: memref<f32>) {
 // computed from the offset the loop yields, once per 64-byte line (every
 // other strip of 8 floats); the prefetch is marked for
 // spine-schedule-tile-prefetches. (The tile's 4 KiB are what the prefetches
-// look ahead: one iteration.)
+// look ahead: one iteration.) Only an iteration the loop makes is prefetched:
+// the last prefetches nothing.
 // CHECK-LABEL: func.func @tile_copy_prefetches_next_tile
-// CHECK: scf.for %{{.*}} = %c0 to %arg1 step %c1 iter_args(%[[OFF:.*]] = %c0_i64) -> (i64) {
+// CHECK: scf.for %[[T:.*]] = %c0 to %arg1 step %c1 iter_args(%[[OFF:.*]] = %c0_i64) -> (i64) {
 // CHECK: scf.for %{{.*}} = %c0 to %c1024{{.*}} step %c8
 // CHECK: %[[NEXT:.*]] = arith.addi %[[OFF]], %c4096_i64 : i64
+// CHECK: %[[NEXT_T:.*]] = arith.addi %[[T]], %c1 : index
 // CHECK-NOT: %c4096_i64
+// CHECK: %[[EXISTS:.*]] = arith.cmpi slt, %[[NEXT_T]], %arg1 : index
 // CHECK: arith.addi %{{.*}}, %[[NEXT]] : i64
 // CHECK: %[[AHEAD:.*]] = llvm.getelementptr
 // CHECK: %[[PHASE:.*]] = arith.remui %{{.*}}, %c16 : index
 // CHECK: %[[LINE_START:.*]] = arith.cmpi eq, %[[PHASE]], %c0{{.*}} : index
-// CHECK: scf.if %[[LINE_START]] {
+// CHECK: %[[WHEN:.*]] = arith.andi %[[EXISTS]], %[[LINE_START]] : i1
+// CHECK: scf.if %[[WHEN]] {
 // CHECK: "llvm.intr.prefetch"(%[[AHEAD]]) <{cache = 1 : i32, hint = 3 : i32, rw = 0 : i32}> {spine.next_iteration_prefetch}
 // CHECK: llvm.load %{{.*}} -> vector<8xf32>
 func.func @tile_copy_prefetches_next_tile(%base: i64, %tiles: index, %buf: memref<1024xf32>) {
