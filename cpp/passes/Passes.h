@@ -44,6 +44,11 @@ struct SpineTritonPipelineOptions
       *this, "vector-registers",
       llvm::cl::desc("Number of architectural vector registers"),
       llvm::cl::init(16)};
+  Option<bool> bf16DotProduct{
+      *this, "bf16-dot-product",
+      llvm::cl::desc("The target multiplies and adds pairs of bf16 into f32 "
+                     "lanes (x86 AVX512-BF16 vdpbf16ps)"),
+      llvm::cl::init(false)};
   Option<uint64_t> streamingStoreBytes{
       *this, "streaming-store-bytes",
       llvm::cl::desc("Loops whose accesses over a launch reach this many "

@@ -87,16 +87,24 @@ def VectorizeMatmul : Pass<"spine-vectorize-matmul", "func::FuncOp"> {
     across the whole K loop; each K step broadcasts one element of A per row
     and multiplies it with vector rows of B (an FMA per accumulator: x86
     vfmadd231ps with a broadcast, RVV vfmacc.vf). Narrow inputs (fp16, bf16,
-    int8) are widened in registers. Shapes it cannot block are left alone.
+    int8) are widened in registers. With bf16-dot-product (x86 AVX512-BF16),
+    bf16 inputs with an f32 accumulator multiply pairs of K steps at once
+    (vdpbf16ps): B's tile is packed with the rows of each pair interleaved,
+    and each step broadcasts a pair of A's elements. Shapes it cannot block
+    are left alone.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"256",
            "Width of one vector register in bits">,
     Option<"vectorRegisters", "vector-registers", "unsigned", /*default=*/"16",
            "Number of architectural vector registers">,
+    Option<"bf16DotProduct", "bf16-dot-product", "bool", /*default=*/"false",
+           "The target multiplies and adds pairs of bf16 into f32 lanes "
+           "(x86 AVX512-BF16 vdpbf16ps)">,
   ];
   let dependentDialects = ["vector::VectorDialect", "scf::SCFDialect",
-                           "arith::ArithDialect", "memref::MemRefDialect"];
+                           "arith::ArithDialect", "memref::MemRefDialect",
+                           "LLVM::LLVMDialect"];
 }
 
 def ScheduleTilePrefetches

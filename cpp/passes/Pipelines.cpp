@@ -131,6 +131,7 @@ void buildSpineTritonPipeline(OpPassManager &pm,
   VectorizeMatmulOptions matmul;
   matmul.vectorBits = options.vectorBits;
   matmul.vectorRegisters = options.vectorRegisters;
+  matmul.bf16DotProduct = options.bf16DotProduct;
   pm.addNestedPass<func::FuncOp>(createVectorizeMatmul(matmul));
   pm.addPass(createLowerStridedCopies());
   pm.addPass(createConvertLinalgToLoopsPass());

@@ -13,6 +13,14 @@
 // registers for the whole reduction. MR and NR are chosen so that the
 // accumulators plus the B vectors fit the target's vector register file.
 //
+// On x86 with AVX512-BF16, bf16 A and B with an f32 C take two K steps per
+// instruction: vdpbf16ps adds a[2l] * b[2l] + a[2l+1] * b[2l+1] to f32
+// lane l (each product exact, each addition rounded, as two FMAs would).
+// B's tile is first packed with the rows of each pair of K steps
+// interleaved (Bp[k/2, 2n + k%2] = B[k, n]), once per matmul, for all the
+// row blocks that read it; each step broadcasts A[i+r, k:k+2], one 32-bit
+// pair, to every lane.
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
@@ -20,6 +28,7 @@
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
@@ -66,6 +75,10 @@ Value multiplyAdd(OpBuilder &b, Location loc, Value a, Value bv, Value acc) {
   return arith::AddIOp::create(b, loc, acc, product);
 }
 
+/// The largest packed B tile, in bytes: it lives on the stack (one per
+/// matmul of the kernel), as the tiles spine-stack-buffers places there do.
+constexpr int64_t kMaxPackedBytes = 64 * 1024;
+
 struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
   using Base::Base;
 
@@ -108,17 +121,73 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
     auto [mr, cols] = chooseBlock(M, N / lanes);
     int64_t mainRows = M - M % mr;
     OpBuilder b(op);
+    Value packedB;
+    if (usesBf16Pairs(A, B, accType, K, N, lanes))
+      packedB = packPairs(b, op, B, K, N, lanes);
     emitMicroKernel(b, op.getLoc(), A, B, C, 0, mainRows, N, K, mr, cols, lanes,
-                    accType);
+                    accType, packedB);
     if (mainRows != M) {
       // The leftover rows get the widest block that fits: with few rows, a
       // narrow one has too few independent accumulators to hide FMA latency.
       auto [tailRows, tailCols] =
           chooseBlock(M - mainRows, N / lanes, /*allRows=*/true);
       emitMicroKernel(b, op.getLoc(), A, B, C, mainRows, M, N, K, tailRows,
-                      tailCols, lanes, accType);
+                      tailCols, lanes, accType, packedB);
     }
     op.erase();
+  }
+
+  /// Whether the micro-kernel multiplies pairs of bf16 K steps at once
+  /// (vdpbf16ps on 256- or 512-bit vectors of f32 lanes).
+  bool usesBf16Pairs(Value A, Value B, Type accType, int64_t K, int64_t N,
+                     int64_t lanes) const {
+    auto elementOf = [](Value v) {
+      return cast<MemRefType>(v.getType()).getElementType();
+    };
+    return bf16DotProduct && accType.isF32() && elementOf(A).isBF16() &&
+           elementOf(B).isBF16() && (lanes == 16 || lanes == 8) && K % 2 == 0 &&
+           K * N * 2 <= kMaxPackedBytes;
+  }
+
+  /// B [K, N] packed for vdpbf16ps: Bp[k/2, 2n + k%2] = B[k, n], a stack
+  /// buffer of the function, filled here by interleaving row pairs.
+  Value packPairs(OpBuilder &b, linalg::MatmulOp op, Value B, int64_t K,
+                  int64_t N, int64_t lanes) {
+    Location loc = op.getLoc();
+    Type bf16 = b.getBF16Type();
+    auto packedType = MemRefType::get({K / 2, 2 * N}, bf16);
+    Value packed;
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(
+          &op->getParentOfType<func::FuncOp>().getBody().front());
+      packed =
+          memref::AllocaOp::create(b, loc, packedType, b.getI64IntegerAttr(64));
+    }
+    auto index = [&](int64_t v) {
+      return arith::ConstantIndexOp::create(b, loc, v).getResult();
+    };
+    auto half = VectorType::get({lanes}, bf16);
+    auto pairs = scf::ForOp::create(b, loc, index(0), index(K / 2), index(1));
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(pairs.getBody());
+      Value kk = pairs.getInductionVar();
+      Value even = arith::MulIOp::create(b, loc, kk, index(2));
+      Value odd = arith::AddIOp::create(b, loc, even, index(1));
+      auto columns =
+          scf::ForOp::create(b, loc, index(0), index(N), index(lanes));
+      b.setInsertionPointToStart(columns.getBody());
+      Value n = columns.getInductionVar();
+      Value first =
+          vector::LoadOp::create(b, loc, half, B, ValueRange{even, n});
+      Value second =
+          vector::LoadOp::create(b, loc, half, B, ValueRange{odd, n});
+      Value pair = vector::InterleaveOp::create(b, loc, first, second);
+      Value at = arith::MulIOp::create(b, loc, n, index(2));
+      vector::StoreOp::create(b, loc, pair, packed, ValueRange{kk, at});
+    }
+    return packed;
   }
 
   /// The MR x (cols vectors) block with the most accumulators for `rows`
@@ -146,7 +215,8 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
   /// range) and cols x VL columns.
   void emitMicroKernel(OpBuilder &b, Location loc, Value A, Value B, Value C,
                        int64_t rowBegin, int64_t rowEnd, int64_t N, int64_t K,
-                       int64_t MR, int64_t cols, int64_t lanes, Type accType) {
+                       int64_t MR, int64_t cols, int64_t lanes, Type accType,
+                       Value packedB) {
     auto index = [&](int64_t v) {
       return arith::ConstantIndexOp::create(b, loc, v).getResult();
     };
@@ -181,33 +251,88 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
         accs.push_back(vector::LoadOp::create(
             b, loc, accVec, C, ValueRange{rowIdx[r], colIdx[c]}));
 
-    auto kLoop = scf::ForOp::create(
-        b, loc, zero, index(K), one, accs,
-        [&](OpBuilder &b, Location loc, Value k, ValueRange carried) {
-          SmallVector<Value> bs;
-          for (int64_t c = 0; c < cols; ++c)
-            bs.push_back(widen(b, loc,
-                               vector::LoadOp::create(b, loc, bVec, B,
-                                                      ValueRange{k, colIdx[c]}),
-                               accType));
-          SmallVector<Value> next;
-          for (int64_t r = 0; r < MR; ++r) {
-            Value a =
-                memref::LoadOp::create(b, loc, A, ValueRange{rowIdx[r], k});
-            Value splat = vector::BroadcastOp::create(
-                b, loc, accVec, widen(b, loc, a, accType));
-            for (int64_t c = 0; c < cols; ++c)
-              next.push_back(
-                  multiplyAdd(b, loc, splat, bs[c], carried[r * cols + c]));
-          }
-          scf::YieldOp::create(b, loc, next);
-        });
+    auto kLoop =
+        packedB
+            ? emitBf16PairSteps(b, loc, A, packedB, K, rowIdx, colIdx, lanes,
+                                accs)
+            : scf::ForOp::create(
+                  b, loc, zero, index(K), one, accs,
+                  [&](OpBuilder &b, Location loc, Value k, ValueRange carried) {
+                    SmallVector<Value> bs;
+                    for (int64_t c = 0; c < cols; ++c)
+                      bs.push_back(
+                          widen(b, loc,
+                                vector::LoadOp::create(
+                                    b, loc, bVec, B, ValueRange{k, colIdx[c]}),
+                                accType));
+                    SmallVector<Value> next;
+                    for (int64_t r = 0; r < MR; ++r) {
+                      Value a = memref::LoadOp::create(
+                          b, loc, A, ValueRange{rowIdx[r], k});
+                      Value splat = vector::BroadcastOp::create(
+                          b, loc, accVec, widen(b, loc, a, accType));
+                      for (int64_t c = 0; c < cols; ++c)
+                        next.push_back(multiplyAdd(b, loc, splat, bs[c],
+                                                   carried[r * cols + c]));
+                    }
+                    scf::YieldOp::create(b, loc, next);
+                  });
 
     for (int64_t r = 0; r < MR; ++r)
       for (int64_t c = 0; c < cols; ++c)
         vector::StoreOp::create(b, loc, kLoop.getResult(r * cols + c), C,
                                 ValueRange{rowIdx[r], colIdx[c]});
     b.setInsertionPointAfter(rows);
+  }
+
+  /// The K loop of a block over pairs of K steps, with vdpbf16ps: each step
+  /// loads the packed B vectors of the pair (2 x lanes bf16) and, per row,
+  /// broadcasts A's pair as one 32-bit element.
+  static scf::ForOp emitBf16PairSteps(OpBuilder &b, Location loc, Value A,
+                                      Value packedB, int64_t K,
+                                      ArrayRef<Value> rowIdx,
+                                      ArrayRef<Value> colIdx, int64_t lanes,
+                                      ValueRange accs) {
+    auto index = [&](OpBuilder &b, int64_t v) {
+      return arith::ConstantIndexOp::create(b, loc, v).getResult();
+    };
+    Type bf16 = b.getBF16Type();
+    auto pairVec = VectorType::get({2 * lanes}, bf16);
+    auto accVec = VectorType::get({lanes}, b.getF32Type());
+    StringRef intrinsic = lanes == 16 ? "llvm.x86.avx512bf16.dpbf16ps.512"
+                                      : "llvm.x86.avx512bf16.dpbf16ps.256";
+    return scf::ForOp::create(
+        b, loc, index(b, 0), index(b, K / 2), index(b, 1), accs,
+        [&](OpBuilder &b, Location loc, Value kk, ValueRange carried) {
+          Value k = arith::MulIOp::create(b, loc, kk, index(b, 2));
+          SmallVector<Value> bs;
+          for (Value column : colIdx) {
+            Value at = arith::MulIOp::create(b, loc, column, index(b, 2));
+            bs.push_back(vector::LoadOp::create(b, loc, pairVec, packedB,
+                                                ValueRange{kk, at}));
+          }
+          SmallVector<Value> next;
+          for (auto [r, row] : llvm::enumerate(rowIdx)) {
+            Value pair = vector::LoadOp::create(
+                b, loc, VectorType::get({2}, bf16), A, ValueRange{row, k});
+            Value word = vector::ExtractOp::create(
+                b, loc,
+                vector::BitCastOp::create(
+                    b, loc, VectorType::get({1}, b.getI32Type()), pair),
+                0);
+            Value splat = vector::BitCastOp::create(
+                b, loc, pairVec,
+                vector::BroadcastOp::create(
+                    b, loc, VectorType::get({lanes}, b.getI32Type()), word));
+            for (auto [c, bv] : llvm::enumerate(bs))
+              next.push_back(
+                  LLVM::CallIntrinsicOp::create(
+                      b, loc, accVec, b.getStringAttr(intrinsic),
+                      ValueRange{carried[r * colIdx.size() + c], splat, bv})
+                      .getResult(0));
+          }
+          scf::YieldOp::create(b, loc, next);
+        });
   }
 };
 

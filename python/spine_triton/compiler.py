@@ -338,9 +338,11 @@ class CPUBackend(BaseBackend):
         if options.vec_method == "none":
             bits = 0  # no vector fits: spine-vectorize-matmul leaves every matmul alone
         streaming = targets.streaming_store_bytes(self.cpu_target, options.streaming_store_bytes)
+        bf16_dot = int(bits > 0 and targets.has_bf16_dot_product(self.cpu_target))
         pipeline = (
             "builtin.module(spine-triton-pipeline{"
-            f"vector-bits={bits} vector-registers={registers} streaming-store-bytes={streaming}"
+            f"vector-bits={bits} vector-registers={registers} streaming-store-bytes={streaming} "
+            f"bf16-dot-product={bf16_dot}"
             "})"
         )
         return _run(metadata["name"], "llmlir", _C.run_pipeline, src, pipeline)

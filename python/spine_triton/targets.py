@@ -178,6 +178,12 @@ def vector_registers(target: Target) -> tuple[int, int]:
     return 128, 16
 
 
+def has_bf16_dot_product(target: Target) -> bool:
+    """Whether the target multiplies and adds pairs of bf16 into fp32 lanes in one instruction
+    (x86 AVX512-BF16's vdpbf16ps), which tl.dot of bf16 tiles then uses."""
+    return target.machine == "x86_64" and "+avx512bf16" in target.features.split(",")
+
+
 def streaming_store_bytes(target: Target, requested: int = -1) -> int:
     """How many bytes a loop's accesses over one launch must reach for its stores to stream past
     the caches (spine-vectorize-element-loops' streaming-store-bytes) on x86-64, whose movnt

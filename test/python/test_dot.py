@@ -69,6 +69,27 @@ def test_next_tiles_are_prefetched_during_the_micro_kernel():
     assert not re.search(r"call void @llvm\.prefetch\.p0\(ptr [^)]*, i32 0, i32 3, i32 1\)", llir)
 
 
+def test_bf16_dot_uses_the_hosts_bf16_pair_instruction():
+    """On an x86 host with AVX512-BF16, a bf16 tl.dot with an fp32 accumulator multiplies pairs of K
+    steps with vdpbf16ps (B's tile packed with row pairs interleaved); elsewhere it widens to fp32
+    and uses FMAs. Either way the result matches fp64 within what fp32 accumulation allows."""
+    from spine_triton import targets
+
+    torch.manual_seed(1)
+    M, N, K = 64, 96, 256
+    a, b = torch.randn(M, K).to(torch.bfloat16), torch.randn(K, N).to(torch.bfloat16)
+    c = torch.empty(M, N)
+    compiled = dot_kernel[(2, 3)](a, b, c, M, N, K, BLOCK_M=32, BLOCK_N=32, BLOCK_K=64)
+    expected = (a.to(torch.float64) @ b.to(torch.float64)).to(torch.float32)
+    torch.testing.assert_close(c, expected, rtol=1e-5, atol=1e-5)
+    asm = compiled.asm["asm"]
+    if targets.has_bf16_dot_product(targets.host()):
+        assert re.search(r"vdpbf16ps\s", asm)
+        assert not re.search(r"vfmadd\d+ps", asm)
+    else:
+        assert "vdpbf16ps" not in asm
+
+
 @triton.jit
 def dot_scaled_kernel(a_ptr, a_scale_ptr, b_ptr, b_scale_ptr, c_ptr):
     offs = tl.arange(0, 32)

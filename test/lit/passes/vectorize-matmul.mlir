@@ -1,5 +1,6 @@
 // RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-matmul{vector-bits=256 vector-registers=16}))' %s | FileCheck %s
 // RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-matmul{vector-bits=256 vector-registers=32}))' %s | FileCheck %s --check-prefix=RVV
+// RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-matmul{vector-bits=512 vector-registers=32 bf16-dot-product=1}))' %s | FileCheck %s --check-prefix=BF16
 
 // fp32 with 16 registers: 12 accumulators of vector<8xf32> (6 rows x 2
 // vectors) carried by the K loop; each step loads 2 vectors of B, broadcasts
@@ -78,5 +79,50 @@ func.func @i8(%a: memref<16x16xi8>, %b: memref<16x16xi8>, %c: memref<16x16xi32>)
 // CHECK: linalg.matmul
 func.func @odd(%a: memref<4x4xf32>, %b: memref<4x6xf32>, %c: memref<4x6xf32>) {
   linalg.matmul ins(%a, %b : memref<4x4xf32>, memref<4x6xf32>) outs(%c : memref<4x6xf32>)
+  return
+}
+
+// bf16 x bf16 -> f32. Without bf16-dot-product, both are widened and
+// multiplied one K step at a time. With it (x86 AVX512-BF16), B's tile is
+// packed once, the two rows of each pair of K steps interleaved into a
+// stack buffer, and the K loop runs over the 16 pairs: each loads a packed
+// vector of 32 bf16 per column block, broadcasts A's pair of the row as one
+// i32, and adds both products to the f32 lanes with vdpbf16ps.
+// CHECK-LABEL: func.func @bf16
+// CHECK: arith.extf {{.*}} : vector<8xbf16> to vector<8xf32>
+// CHECK: vector.fma
+// BF16-LABEL: func.func @bf16
+// BF16: %[[PACKED:.*]] = memref.alloca() {alignment = 64 : i64} : memref<16x128xbf16>
+// BF16: scf.for %[[KK:.*]] = %c0{{.*}} to %c16{{.*}} step %c1
+// BF16: %[[EVEN:.*]] = arith.muli %[[KK]], %c2
+// BF16: %[[ODD:.*]] = arith.addi %[[EVEN]], %c1
+// BF16: scf.for %[[N:.*]] = %c0{{.*}} to %c64{{.*}} step %c16
+// BF16: %[[FIRST:.*]] = vector.load %arg1[%[[EVEN]], %[[N]]] : memref<32x64xbf16>, vector<16xbf16>
+// BF16: %[[SECOND:.*]] = vector.load %arg1[%[[ODD]], %[[N]]] : memref<32x64xbf16>, vector<16xbf16>
+// BF16: %[[PAIR:.*]] = vector.interleave %[[FIRST]], %[[SECOND]] : vector<16xbf16> -> vector<32xbf16>
+// BF16: vector.store %[[PAIR]], %[[PACKED]][%[[KK]], %{{.*}}] : memref<16x128xbf16>, vector<32xbf16>
+// BF16: } {spine.micro_kernel_rows}
+// BF16-NOT: vector.fma
+// BF16: scf.for %[[STEP:.*]] = %c0{{.*}} to %c16{{.*}} step %c1{{.*}} iter_args
+// BF16: %[[K:.*]] = arith.muli %[[STEP]], %c2
+// BF16: vector.load %[[PACKED]][%[[STEP]], %{{.*}}] : memref<16x128xbf16>, vector<32xbf16>
+// BF16: %[[A:.*]] = vector.load %arg0[%{{.*}}, %[[K]]] : memref<16x32xbf16>, vector<2xbf16>
+// BF16: %[[WORD:.*]] = vector.bitcast %[[A]] : vector<2xbf16> to vector<1xi32>
+// BF16: %[[I32:.*]] = vector.extract %[[WORD]][0] : i32 from vector<1xi32>
+// BF16: %[[SPLAT:.*]] = vector.broadcast %[[I32]] : i32 to vector<16xi32>
+// BF16: %[[AS_BF16:.*]] = vector.bitcast %[[SPLAT]] : vector<16xi32> to vector<32xbf16>
+// BF16: llvm.call_intrinsic "llvm.x86.avx512bf16.dpbf16ps.512"(%{{.*}}, %[[AS_BF16]], %{{.*}}) : (vector<16xf32>, vector<32xbf16>, vector<32xbf16>) -> vector<16xf32>
+// BF16-NOT: vector.fma
+func.func @bf16(%a: memref<16x32xbf16>, %b: memref<32x64xbf16>, %c: memref<16x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<16x32xbf16>, memref<32x64xbf16>) outs(%c : memref<16x64xf32>)
+  return
+}
+
+// An odd K (no pairs to make) keeps the widening FMAs.
+// BF16-LABEL: func.func @bf16_odd_k
+// BF16-NOT: llvm.call_intrinsic
+// BF16: vector.fma
+func.func @bf16_odd_k(%a: memref<16x3xbf16>, %b: memref<3x64xbf16>, %c: memref<16x64xf32>) {
+  linalg.matmul ins(%a, %b : memref<16x3xbf16>, memref<3x64xbf16>) outs(%c : memref<16x64xf32>)
   return
 }
