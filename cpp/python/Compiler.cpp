@@ -313,6 +313,12 @@ std::unique_ptr<llvm::Module> parseAndConfigure(const std::string &llir,
       fn.addFnAttr("target-features", machine.getTargetFeatureString());
     if (framePointers)
       fn.addFnAttr("frame-pointer", "all");
+    // Loops over tiles stay loops: a copy or fill loop made a memcpy or
+    // memset call (of a softmax row, say) spills every live vector register
+    // around it, and the loops are vector code already.
+    fn.addFnAttr("no-builtin-memcpy");
+    fn.addFnAttr("no-builtin-memmove");
+    fn.addFnAttr("no-builtin-memset");
   }
   return module;
 }

@@ -308,6 +308,27 @@ def test_2d_reductions_with_nan_and_inf_on_both_axes():
     torch.testing.assert_close(out, torch.cat(expected), rtol=0, atol=0, equal_nan=True)
 
 
+@triton.jit
+def zero_reductions_kernel(x_ptr, out_ptr, N: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, N))
+    tl.store(out_ptr, tl.sum(x, axis=0))
+    tl.store(out_ptr + 1, tl.max(x, axis=0))
+    tl.store(out_ptr + 2, tl.min(x, axis=0))
+
+
+@pytest.mark.parametrize("n", [2, 64, 1024])
+def test_reductions_of_zeros_keep_their_sign(n):
+    # Sums start from -0.0 (the neutral element of addition): all -0.0 sum to -0.0, and one +0.0
+    # makes the sum +0.0, as adding the elements in any order does.
+    x = torch.full((n,), -0.0)
+    out = torch.empty(3)
+    zero_reductions_kernel[(1,)](x, out, N=n)
+    assert torch.equal(out, torch.zeros(3)) and bool(out.signbit().all()), out
+    x[n // 2] = 0.0
+    zero_reductions_kernel[(1,)](x, out, N=n)
+    assert out[0] == 0 and not out[0].signbit()
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 def test_propagating_maximum_and_minimum_match_torch(dtype):
     values = torch.tensor([NAN, INF, -INF, 0.0, -0.0, 1.5, -2.0], dtype=dtype)
