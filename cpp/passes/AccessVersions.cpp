@@ -365,6 +365,28 @@ public:
     return noWrap;
   }
 
+  /// The condition under which the rank-2 block `ptr` points to has
+  /// consecutive columns (addresses one element apart along the first
+  /// dimension) and `strides` (in elements, nullopt: at run time): a
+  /// transposed strided block. Null when its form is another.
+  Value
+  transposedViewCondition(Value ptr,
+                          SmallVectorImpl<std::optional<int64_t>> &strides) {
+    SmallVector<Value> terms;
+    std::optional<Coefficients> form = linearForm(ptr, substitutes, terms);
+    int64_t size = pointeeSize(ptr);
+    if (!form || form->size() != 2 || (*form)[0] != size ||
+        (*form)[1] == size || !scalesBy(ptr, size))
+      return {};
+    Value noWrap = noWrapCondition(ptr);
+    if (!noWrap)
+      return {};
+    strides.clear();
+    for (std::optional<int64_t> c : *form)
+      strides.push_back(c ? std::optional<int64_t>(*c / size) : std::nullopt);
+    return noWrap;
+  }
+
   /// The condition under which no offset added to build `ptr` wraps, so its
   /// addresses are the linear form's: offsets of at most 32 bits whose exact
   /// bounds fit their type (64-bit ones wrap as the addresses do). Null when
@@ -703,7 +725,7 @@ Value emitAccessVersions(
     ConversionPatternRewriter &rewriter, Location loc, Operation *access,
     Type resultType,
     function_ref<Value(OpBuilder &, Location, const AccessVersion *)> build,
-    bool askView) {
+    bool askView, bool askTransposed) {
   AccessVersion version;
   BoundsBuilder bounds(rewriter, loc, version.substitutes);
   Specializable found = findSpecializable(access);
@@ -744,6 +766,13 @@ Value emitAccessVersions(
   if (auto load = dyn_cast<triton::LoadOp>(access);
       load && askView && (!load.getMask() || version.isAllOn(load.getMask()))) {
     if (Value exact = bounds.viewCondition(load.getPtr(), version.viewStrides))
+      require(exact);
+  }
+  if (auto load = dyn_cast<triton::LoadOp>(access);
+      load && askTransposed && version.viewStrides.empty() &&
+      (!load.getMask() || version.isAllOn(load.getMask()))) {
+    if (Value exact = bounds.transposedViewCondition(load.getPtr(),
+                                                     version.transposedStrides))
       require(exact);
   }
   if (!condition)

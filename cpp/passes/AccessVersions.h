@@ -51,6 +51,14 @@ struct AccessVersion {
   /// addresses). It may then be read through a view (LoadViews.h). Empty
   /// otherwise.
   SmallVector<std::optional<int64_t>> viewStrides;
+  /// When the load's addresses are exactly those of a transposed strided
+  /// block (rank 2, consecutive along the first dimension, linear in the
+  /// indices, no offset wrapping; a tile of a column-major matrix, a matrix
+  /// read as its transpose) and its mask, if any, is all on: each
+  /// dimension's stride in elements, the first 1 (nullopt: known only at run
+  /// time). Its transpose, a block with consecutive rows, may be read
+  /// through a view and transposed. Empty otherwise.
+  SmallVector<std::optional<int64_t>> transposedStrides;
 
   bool isAllOn(Value mask) const { return mask && allOnMasks.contains(mask); }
 };
@@ -62,12 +70,13 @@ struct AccessVersion {
 /// fused, builds the specialized and the general version under an scf.if on
 /// the condition; otherwise only the general one. `resultType` is the type of
 /// what `build` returns, or null. With `askView`, a load's version also
-/// tells whether it may be a view.
+/// tells whether it may be a view; with `askTransposed`, whether a rank-2
+/// load's block is a transposed strided one.
 Value emitAccessVersions(
     ConversionPatternRewriter &rewriter, Location loc, Operation *access,
     Type resultType,
     function_ref<Value(OpBuilder &, Location, const AccessVersion *)> build,
-    bool askView = false);
+    bool askView = false, bool askTransposed = false);
 
 } // namespace mlir::spine
 

@@ -17,6 +17,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -133,6 +134,8 @@ struct LoadLowering : OpConversionPattern<triton::LoadOp> {
             viewType = getViewType(tensorType, version->viewStrides);
             return createLoadView(b, loc, base, tensorType, strides, viewType);
           }
+          if (!version->transposedStrides.empty())
+            return transposeOfView(rewriter, b, loc, op, version, init);
           if (!viewType)
             return buildTensorByLoops(
                 b, loc, init, [&](OpBuilder &b, Location loc, ValueRange ivs) {
@@ -159,9 +162,47 @@ struct LoadLowering : OpConversionPattern<triton::LoadOp> {
                                                    /*restrict=*/true,
                                                    /*writable=*/false);
         },
-        /*askView=*/inPlace);
+        /*askView=*/inPlace, /*askTransposed=*/rank == 2);
     rewriter.replaceOp(op, result);
     return success();
+  }
+
+  /// A transposed strided block (AccessVersion::transposedStrides) read as
+  /// the transpose of a view of its transpose, whose rows are consecutive:
+  /// into `init`, at the load, so what the view reads is what memory holds
+  /// there. spine-vectorize-transposes reads the view's rows as vectors.
+  static Value transposeOfView(ConversionPatternRewriter &rewriter,
+                               OpBuilder &b, Location loc, triton::LoadOp op,
+                               const AccessVersion *version, Value init) {
+    auto type = cast<RankedTensorType>(init.getType());
+    Type eltType = type.getElementType();
+    ElementAt at(rewriter, b, loc, op, version);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    SmallVector<Value> origin{zero, zero}, right{zero, one};
+    Value base = at.get(op.getPtr(), origin);
+    std::optional<int64_t> known = version->transposedStrides[1];
+    Value stride;
+    if (known) {
+      stride = arith::ConstantIntOp::create(b, loc, *known, 64);
+    } else {
+      // A stride known only at run time is the difference of addresses one
+      // step apart.
+      Value bytes =
+          arith::SubIOp::create(b, loc, at.get(op.getPtr(), right), base);
+      Value size = arith::ConstantIntOp::create(
+          b, loc, getStorageSizeInBytes(eltType), 64);
+      stride = arith::DivSIOp::create(b, loc, bytes, size);
+    }
+    auto transposedType = RankedTensorType::get(
+        {type.getDimSize(1), type.getDimSize(0)}, eltType);
+    Value view =
+        createLoadView(b, loc, base, transposedType,
+                       {stride, arith::ConstantIntOp::create(b, loc, 1, 64)},
+                       getViewType(transposedType, {known, int64_t(1)}));
+    return linalg::TransposeOp::create(b, loc, view, init,
+                                       ArrayRef<int64_t>{1, 0})
+        ->getResult(0);
   }
 };
 

@@ -230,3 +230,50 @@ tt.func public @starts_a_loop(%x: !tt.ptr<f32>, %out: !tt.ptr<f32>, %n: i32) {
   }
   tt.return
 }
+
+// A tile whose columns are consecutive (a column-major matrix, x @ W^T with
+// W row-major: element [k, n] at k + n * stride) is read as the transpose of
+// a view of its transpose, a 16 x 8 block of consecutive rows, one stride
+// apart: the version whose offsets provably do not wrap, also when the tile
+// feeds a tl.dot (which reads the transpose's fresh tensor, not the view).
+// The general version loads element by element.
+// CHECK-LABEL: func.func @transposed_tile
+// CHECK: scf.if %{{.*}} -> (tensor<8x16xf32>) {
+// CHECK: %[[STRIDE:.*]] = arith.divsi %{{.*}}, %c4_i64 : i64
+// CHECK: llvm.insertvalue %[[STRIDE]], %{{.*}}[4, 0]
+// CHECK: llvm.insertvalue %c1_i64, %{{.*}}[4, 1]
+// CHECK: %[[V:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<16x8xf32, strided<[?, 1]>>
+// CHECK: %[[T:.*]] = bufferization.to_tensor %[[V]] restrict : memref<16x8xf32, strided<[?, 1]>> to tensor<16x8xf32>
+// CHECK: %[[TR:.*]] = linalg.transpose ins(%[[T]] : tensor<16x8xf32>) outs(%{{.*}} : tensor<8x16xf32>) permutation = [1, 0]
+// CHECK: scf.yield %[[TR]]
+// CHECK: } else {
+// CHECK: llvm.load
+// CHECK: linalg.matmul
+tt.func public @transposed_tile(%w: !tt.ptr<f32>, %s: f32, %stride: i32, %out: !tt.ptr<f32>) {
+  %a = tt.splat %s : f32 -> tensor<4x8xf32>
+  %k = tt.make_range {end = 8 : i32, start = 0 : i32} : tensor<8xi32>
+  %n = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+  %k2 = tt.expand_dims %k {axis = 1 : i32} : tensor<8xi32> -> tensor<8x1xi32>
+  %kb = tt.broadcast %k2 : tensor<8x1xi32> -> tensor<8x16xi32>
+  %n2 = tt.expand_dims %n {axis = 0 : i32} : tensor<16xi32> -> tensor<1x16xi32>
+  %strides = tt.splat %stride : i32 -> tensor<1x16xi32>
+  %nscaled = arith.muli %n2, %strides : tensor<1x16xi32>
+  %nb = tt.broadcast %nscaled : tensor<1x16xi32> -> tensor<8x16xi32>
+  %offs = arith.addi %kb, %nb : tensor<8x16xi32>
+  %ws = tt.splat %w : !tt.ptr<f32> -> tensor<8x16x!tt.ptr<f32>>
+  %p = tt.addptr %ws, %offs : tensor<8x16x!tt.ptr<f32>>, tensor<8x16xi32>
+  %b = tt.load %p : tensor<8x16x!tt.ptr<f32>>
+  %zero = arith.constant dense<0.0> : tensor<4x16xf32>
+  %c = tt.dot %a, %b, %zero : tensor<4x8xf32> * tensor<8x16xf32> -> tensor<4x16xf32>
+  %r = tt.make_range {end = 4 : i32, start = 0 : i32} : tensor<4xi32>
+  %r2 = tt.expand_dims %r {axis = 1 : i32} : tensor<4xi32> -> tensor<4x1xi32>
+  %c16 = arith.constant dense<16> : tensor<4x1xi32>
+  %rs = arith.muli %r2, %c16 : tensor<4x1xi32>
+  %rb = tt.broadcast %rs : tensor<4x1xi32> -> tensor<4x16xi32>
+  %nb2 = tt.broadcast %n2 : tensor<1x16xi32> -> tensor<4x16xi32>
+  %o = arith.addi %rb, %nb2 : tensor<4x16xi32>
+  %os = tt.splat %out : !tt.ptr<f32> -> tensor<4x16x!tt.ptr<f32>>
+  %op = tt.addptr %os, %o : tensor<4x16x!tt.ptr<f32>>, tensor<4x16xi32>
+  tt.store %op, %c : tensor<4x16x!tt.ptr<f32>>
+  tt.return
+}
