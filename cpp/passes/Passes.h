@@ -49,6 +49,11 @@ struct SpineTritonPipelineOptions
       llvm::cl::desc("The target multiplies and adds pairs of bf16 into f32 "
                      "lanes (x86 AVX512-BF16 vdpbf16ps)"),
       llvm::cl::init(false)};
+  Option<bool> shuffleTransposes{
+      *this, "shuffle-transposes",
+      llvm::cl::desc("Transpose 2-D tiles in vector registers by shuffles "
+                     "(x86; RVV gathers them with strided loads)"),
+      llvm::cl::init(false)};
   Option<uint64_t> streamingStoreBytes{
       *this, "streaming-store-bytes",
       llvm::cl::desc("Loops whose accesses over a launch reach this many "

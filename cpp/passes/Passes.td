@@ -107,6 +107,24 @@ def VectorizeMatmul : Pass<"spine-vectorize-matmul", "func::FuncOp"> {
                            "LLVM::LLVMDialect"];
 }
 
+def VectorizeTransposes : Pass<"spine-vectorize-transposes", "func::FuncOp"> {
+  let summary = "2-D transposes of tiles as vector loads, shuffles and stores";
+  let description = [{
+    A linalg.transpose of a statically shaped 2-D buffer (tl.trans, and the
+    transposed strided loads of a tile) whose sides are multiples of the
+    lanes of one vector register is done in blocks of L x L elements: L
+    vector loads of the input's rows, log2(L) rounds of L two-input shuffles
+    (swapping the off-diagonal halves of ever smaller sub-blocks), and L
+    vector stores of the output's rows, instead of a loop that gathers.
+  }];
+  let options = [
+    Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"256",
+           "Width of one vector register in bits">,
+  ];
+  let dependentDialects = ["vector::VectorDialect", "scf::SCFDialect",
+                           "arith::ArithDialect"];
+}
+
 def ScheduleTilePrefetches
     : Pass<"spine-schedule-tile-prefetches", "func::FuncOp"> {
   let summary = "Prefetch the next tiles while a later loop computes";

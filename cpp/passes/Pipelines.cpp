@@ -133,6 +133,11 @@ void buildSpineTritonPipeline(OpPassManager &pm,
   matmul.vectorRegisters = options.vectorRegisters;
   matmul.bf16DotProduct = options.bf16DotProduct;
   pm.addNestedPass<func::FuncOp>(createVectorizeMatmul(matmul));
+  if (options.shuffleTransposes && options.vectorBits > 0) {
+    VectorizeTransposesOptions transposes;
+    transposes.vectorBits = options.vectorBits;
+    pm.addNestedPass<func::FuncOp>(createVectorizeTransposes(transposes));
+  }
   pm.addPass(createLowerStridedCopies());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addNestedPass<func::FuncOp>(createFuseElementLoops());
