@@ -56,6 +56,19 @@ KERNELS = {
                 "smoke": [(64, 48, 40)],
             },
         ),
+        # FlashAttention-2 forward (tutorial 06), Z x H x N x D, no causal mask.
+        Kernel(
+            "attention",
+            "GFLOP/s",
+            "fma",
+            ("spine-triton", "torch", "inductor"),
+            {
+                "full": [(1, 8, n, 64) for n in (512, 1024, 2048)] + [(1, 8, 1024, 128)],
+                "quick": [(1, 8, n, 64) for n in (512, 1024)],
+                "smoke": [(1, 2, 64, 32)],
+            },
+            dtypes=("fp32", "bf16"),
+        ),
         Kernel(
             "softmax",
             "GB/s",
@@ -99,7 +112,7 @@ SCALING_SIZE = {"full": 1024, "quick": 512, "smoke": 64}
 SCALING_PROVIDERS = ("spine-triton", "torch")
 
 # Kernels whose cold and cached compile times are measured, each in fresh processes.
-COMPILE_PROBES = ("vector-add", "softmax", "layer-norm", "matmul", "fused-mm-softmax")
+COMPILE_PROBES = ("vector-add", "softmax", "layer-norm", "matmul", "fused-mm-softmax", "attention")
 
 
 @dataclass(frozen=True)
@@ -132,6 +145,9 @@ class Case:
         if self.kernel in ("matmul", "fused-mm-softmax"):
             m, n, k = self.shape
             return 2.0 * m * n * k  # the softmax's O(MN) is noise next to 2MNK
+        if self.kernel == "attention":
+            z, h, n, d = self.shape
+            return 4.0 * z * h * n * n * d  # Q K^T and P V
         if self.kernel == "vector-add":
             return 3.0 * 4 * self.shape[0]
         if self.kernel in ("softmax", "layer-norm"):

@@ -14,10 +14,12 @@ import triton
 import triton.language as tl
 from timing import tuning_bench
 
-# The tutorial matmul and the user's fused matmul + softmax are the examples' kernels: one definition
-# in examples/ (tutorial_matmul.py, fused_mm_softmax.py), which is a directory of scripts.
+# The tutorial matmul, the user's fused matmul + softmax and the fused attention are the examples'
+# kernels: one definition in examples/ (tutorial_matmul.py, fused_mm_softmax.py,
+# fused_attention.py), which is a directory of scripts.
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 import tutorial_matmul
+from fused_attention import attention, attention_fwd_kernel
 from fused_mm_softmax import fused_mm_softmax, fused_mm_softmax_kernel
 from tutorial_matmul import MATMUL_CONFIGS, matmul_kernel
 
@@ -26,6 +28,8 @@ __all__ = [
     "MATMUL_CONFIGS",
     "add",
     "add_kernel",
+    "attention",
+    "attention_fwd_kernel",
     "fused_mm_softmax",
     "fused_mm_softmax_kernel",
     "layer_norm",

@@ -45,6 +45,8 @@ def make_inputs(case: Case):
         m, n, k = case.shape
         # Scaled like attention scores, so the softmax is not one-hot.
         return torch.randn(m, k) / k**0.5, torch.randn(k, n)
+    if case.kernel == "attention":
+        return tuple(torch.randn(case.shape, dtype=dtype) for _ in range(3))
     if case.kernel == "softmax":
         return (torch.randn(case.shape),)
     if case.kernel == "layer-norm":
@@ -61,6 +63,10 @@ def _torch_matmul(a, b):
 
 def _torch_fused_mm_softmax(a, b):
     return torch.softmax(a @ b, dim=-1)
+
+
+def _torch_attention(q, k, v):
+    return F.scaled_dot_product_attention(q, k, v)
 
 
 def _torch_softmax(x):
@@ -82,6 +88,7 @@ def _torch_launch(x, y, out):
 TORCH = {
     "matmul": _torch_matmul,
     "fused-mm-softmax": _torch_fused_mm_softmax,
+    "attention": _torch_attention,
     "softmax": _torch_softmax,
     "layer-norm": _torch_layer_norm,
     "vector-add": _torch_add,
@@ -117,6 +124,7 @@ def _triton_launch(x, y, out, num_threads):
 TRITON = {
     "matmul": kernels.matmul,
     "fused-mm-softmax": kernels.fused_mm_softmax,
+    "attention": kernels.attention,
     "softmax": kernels.softmax,
     "layer-norm": lambda x, w, b, num_threads: kernels.layer_norm(x, w, b, LAYER_NORM_EPS, num_threads),
     "vector-add": kernels.add,
@@ -244,6 +252,7 @@ PROBES = {
     # One config of the tutorial matmul (the autotuner would compile them all).
     "matmul": _probe_matmul,
     "fused-mm-softmax": lambda: kernels.fused_mm_softmax(torch.randn(64, 40), torch.randn(40, 48)),
+    "attention": lambda: kernels.attention(*(torch.randn(1, 1, 64, 32) for _ in range(3))),
 }
 
 

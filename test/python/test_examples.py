@@ -29,6 +29,7 @@ RISCV_RUNS = {
     "bare_matmul.py": (["--riscv"], {}, "spacemit-x60"),
     "fused_mm_softmax.py": (["--arch-id", "0xA03C"], {}, "spacemit-a60"),
     "abs_op.py": ([], {"SPINE_TRITON_TARGET": "0x5064"}, "spacemit-x100"),
+    "fused_attention.py": (["--riscv"], {}, "spacemit-x60"),
 }
 
 
