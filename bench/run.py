@@ -307,7 +307,15 @@ def main(argv=None) -> int:
         # 32 MiB back to the kernel when freed, so each call would also fault in and zero its
         # output page by page (for every provider, at about 2 GB/s); kept in the heap instead,
         # they are reused, as a GPU's caching allocator reuses them.
-        worker_env = {**env, "GLIBC_TUNABLES": MALLOC_KEEPS_FREED_MEMORY}
+        # numpy's OpenBLAS threads busy-wait for about 2^28 cycles after each call, taking the
+        # cores from whichever provider runs next in the round (measured: torch and spine-triton
+        # 15-25% slower on a 256 fused matmul + softmax, numpy itself 5x); 2^4 cycles lets them
+        # sleep at once.
+        worker_env = {
+            **env,
+            "GLIBC_TUNABLES": MALLOC_KEEPS_FREED_MEMORY,
+            "OPENBLAS_THREAD_TIMEOUT": "4",
+        }
         worker = Worker(worker_env, log)
         try:
             data["cases"] = run_sweep(mode, selected, worker)
