@@ -700,7 +700,13 @@ private:
     };
     Value isConsecutive = consecutive(store, addrs, size);
     if (!isConsecutive) {
+      // Proven consecutive: each strip starts lanes * size bytes after the
+      // one before, so whether it is aligned for a streaming store is
+      // decided once, before the loop.
+      if (streaming && (lanes * size) % registerBytes == 0)
+        alignedStrips = alignedAtLoopStart(store);
       vectorStore(b, loc);
+      alignedStrips = Value();
       return;
     }
     scf::IfOp::create(
@@ -726,14 +732,7 @@ private:
       LLVM::StoreOp::create(b, loc, value, ptr, align);
       return;
     }
-    Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), ptr);
-    Value offset =
-        arith::AndIOp::create(b, loc, addr,
-                              arith::ConstantIntOp::create(
-                                  b, loc, b.getI64Type(), registerBytes - 1));
-    Value aligned = arith::CmpIOp::create(
-        b, loc, arith::CmpIPredicate::eq, offset,
-        arith::ConstantIntOp::create(b, loc, b.getI64Type(), 0));
+    Value aligned = alignedStrips ? alignedStrips : isAligned(b, loc, ptr);
     scf::IfOp::create(
         b, loc, arith::AndIOp::create(b, loc, streaming, aligned),
         [&](OpBuilder &b, Location loc) {
@@ -745,6 +744,33 @@ private:
           LLVM::StoreOp::create(b, loc, value, ptr, align);
           scf::YieldOp::create(b, loc);
         });
+  }
+
+  /// Whether `ptr` is aligned to a whole register.
+  Value isAligned(OpBuilder &b, Location loc, Value ptr) {
+    Value addr = LLVM::PtrToIntOp::create(b, loc, b.getI64Type(), ptr);
+    Value offset =
+        arith::AndIOp::create(b, loc, addr,
+                              arith::ConstantIntOp::create(
+                                  b, loc, b.getI64Type(), registerBytes - 1));
+    return arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, offset,
+        arith::ConstantIntOp::create(b, loc, b.getI64Type(), 0));
+  }
+
+  /// Whether `store`'s address in the loop's first iteration is aligned to a
+  /// whole register, computed before the strip loop; null if the address
+  /// cannot be computed there.
+  Value alignedAtLoopStart(LLVM::StoreOp store) {
+    Operation *stripLoop = stripIv.getParentBlock()->getParentOp();
+    OpBuilder before(stripLoop);
+    // The element loop being widened: its counter is the strip's.
+    auto loop = store->getParentOfType<scf::ForOp>();
+    if (!loop || scalars.lookupOrNull(loop.getInductionVar()) != stripIv)
+      return {};
+    IterationEvaluator first(before, loop, loopStart);
+    Value addr = first.at(store.getAddr());
+    return addr ? isAligned(before, loc, addr) : Value();
   }
 
   SmallVector<Value> scalarIndices(ValueRange indices) {
@@ -869,6 +895,9 @@ private:
   /// Whether the loop around the tile makes the iteration nextIteration
   /// evaluates.
   Value aheadIterationExists;
+  /// While a proven-consecutive store is widened: whether every strip's
+  /// address is aligned to a whole register (null: check each strip).
+  Value alignedStrips;
   DenseMap<Value, Value> vectors;
   /// Varying pointers, as the i64 byte address of each lane.
   DenseMap<Value, Value> addresses;
