@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdint>
 #include <unordered_map>
 #include <vector>
 
@@ -470,6 +471,44 @@ std::optional<ParserHazard> findIndexDenseArray(std::string_view code) {
   return std::nullopt;
 }
 
+/// The position list of each llvm.insertvalue / llvm.extractvalue in custom
+/// form (`%agg[4, 0]`): the parser truncates positions to 32 bits before it
+/// checks them against the aggregate type, and one of 2^32 or more crashes
+/// it. No aggregate has that many elements.
+std::optional<ParserHazard> findBadValuePositions(std::string_view code) {
+  static constexpr std::string_view ops[] = {"llvm.insertvalue",
+                                             "llvm.extractvalue"};
+  for (std::string_view op : ops) {
+    for (size_t at = code.find(op); at != std::string_view::npos;
+         at = code.find(op, at + 1)) {
+      size_t pos = at + op.size();
+      if ((at > 0 && isIdChar(code[at - 1])) ||
+          (pos < code.size() && isIdChar(code[pos])))
+        continue;
+      while (pos < code.size() && code[pos] != '[' && code[pos] != ':' &&
+             code[pos] != '\n')
+        ++pos;
+      if (pos >= code.size() || code[pos] != '[')
+        continue;
+      for (++pos; pos < code.size() && code[pos] != ']'; ++pos) {
+        if (!isDigit(code[pos]))
+          continue;
+        size_t start = pos;
+        uint64_t value = 0;
+        while (pos < code.size() && isDigit(code[pos])) {
+          value = value * 10 + (code[pos] - '0');
+          if (value >= (uint64_t(1) << 32))
+            return ParserHazard{start, "position out of range in '" +
+                                           std::string(op) + "'"};
+          ++pos;
+        }
+        --pos;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
 /// `text` with the contents of comments and string literals blanked out
 /// (newlines and offsets stay): no op name or keyword is found in them.
 std::string codeOnly(std::string_view text) {
@@ -498,6 +537,8 @@ std::optional<ParserHazard> spine::findParserHazard(std::string_view text) {
   if (std::optional<ParserHazard> bad = findIndexDenseArray(code))
     return bad;
   if (std::optional<ParserHazard> bad = findBadLinalgDimensions(code))
+    return bad;
+  if (std::optional<ParserHazard> bad = findBadValuePositions(code))
     return bad;
   if (std::optional<UnsafeForwardReference> unsafe = Scanner(text).run())
     return ParserHazard{unsafe->useOffset,

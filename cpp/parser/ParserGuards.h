@@ -19,6 +19,8 @@
 //   store the null attribute of the failed parse and crash on it.
 // - A dense array of `index` elements (`array<index: 1, 0>`), whose element
 //   bit width the parser asks for.
+// - A position of 2^32 or more in llvm.insertvalue / llvm.extractvalue
+//   (`%d[4294967296, 0]`), which the parser truncates before checking it.
 //
 //===----------------------------------------------------------------------===//
 
