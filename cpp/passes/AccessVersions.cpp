@@ -345,16 +345,18 @@ public:
   }
 
   /// The condition under which the addresses of pointer tensor `ptr` are
-  /// exactly those of a strided block with consecutive elements along the
-  /// last dimension: linear, every offset scaled by the element size (a
+  /// exactly those of a strided block with consecutive elements along
+  /// dimension `unitDim`: linear, every offset scaled by the element size (a
   /// static fact), and no offset wrapping. Sets `strides` (in elements).
   /// Null when the addresses are not linear so.
-  Value viewCondition(Value ptr,
-                      SmallVectorImpl<std::optional<int64_t>> &strides) {
+  Value
+  stridedBlockCondition(Value ptr, unsigned unitDim,
+                        SmallVectorImpl<std::optional<int64_t>> &strides) {
     SmallVector<Value> terms;
     std::optional<Coefficients> form = linearForm(ptr, substitutes, terms);
     int64_t size = pointeeSize(ptr);
-    if (!form || form->back() != size || !scalesBy(ptr, size))
+    if (!form || unitDim >= form->size() || (*form)[unitDim] != size ||
+        !scalesBy(ptr, size))
       return {};
     Value noWrap = noWrapCondition(ptr);
     if (!noWrap)
@@ -365,26 +367,26 @@ public:
     return noWrap;
   }
 
-  /// The condition under which the rank-2 block `ptr` points to has
-  /// consecutive columns (addresses one element apart along the first
-  /// dimension) and `strides` (in elements, nullopt: at run time): a
-  /// transposed strided block. Null when its form is another.
+  /// A strided block consecutive along its last dimension (a view's).
+  Value viewCondition(Value ptr,
+                      SmallVectorImpl<std::optional<int64_t>> &strides) {
+    auto type = cast<RankedTensorType>(ptr.getType());
+    return stridedBlockCondition(ptr, type.getRank() - 1, strides);
+  }
+
+  /// A rank-2 strided block consecutive along its first dimension and not
+  /// its second: a transposed one.
   Value
   transposedViewCondition(Value ptr,
                           SmallVectorImpl<std::optional<int64_t>> &strides) {
-    SmallVector<Value> terms;
-    std::optional<Coefficients> form = linearForm(ptr, substitutes, terms);
-    int64_t size = pointeeSize(ptr);
-    if (!form || form->size() != 2 || (*form)[0] != size ||
-        (*form)[1] == size || !scalesBy(ptr, size))
+    if (cast<RankedTensorType>(ptr.getType()).getRank() != 2)
       return {};
-    Value noWrap = noWrapCondition(ptr);
-    if (!noWrap)
+    Value condition = stridedBlockCondition(ptr, 0, strides);
+    if (condition && strides[1] == 1) {
+      strides.clear();
       return {};
-    strides.clear();
-    for (std::optional<int64_t> c : *form)
-      strides.push_back(c ? std::optional<int64_t>(*c / size) : std::nullopt);
-    return noWrap;
+    }
+    return condition;
   }
 
   /// The condition under which no offset added to build `ptr` wraps, so its

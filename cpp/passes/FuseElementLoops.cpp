@@ -74,20 +74,18 @@ std::optional<SmallVector<Access>> getElementLoopAccesses(scf::ForOp loop) {
       accesses.push_back({op, true, store.getMemRef(), store.getIndices()});
       return WalkResult::advance();
     }
-    if (auto load = dyn_cast<LLVM::LoadOp>(op)) {
-      if (load.getVolatile_() ||
-          load.getOrdering() != LLVM::AtomicOrdering::not_atomic)
+    // Plain (not atomic, not volatile) accesses through pointers.
+    auto plain = [&](auto access, bool write) {
+      if (access.getVolatile_() ||
+          access.getOrdering() != LLVM::AtomicOrdering::not_atomic)
         return WalkResult::interrupt();
-      accesses.push_back({op, false, Value(), ValueRange()});
+      accesses.push_back({op, write, Value(), ValueRange()});
       return WalkResult::advance();
-    }
-    if (auto store = dyn_cast<LLVM::StoreOp>(op)) {
-      if (store.getVolatile_() ||
-          store.getOrdering() != LLVM::AtomicOrdering::not_atomic)
-        return WalkResult::interrupt();
-      accesses.push_back({op, true, Value(), ValueRange()});
-      return WalkResult::advance();
-    }
+    };
+    if (auto load = dyn_cast<LLVM::LoadOp>(op))
+      return plain(load, /*write=*/false);
+    if (auto store = dyn_cast<LLVM::StoreOp>(op))
+      return plain(store, /*write=*/true);
     if (op->getNumRegions() != 0 || !isMemoryEffectFree(op))
       return WalkResult::interrupt();
     return WalkResult::advance();

@@ -4,53 +4,37 @@ spine-schedule-tile-prefetches moves the next rows' prefetches into the exponent
 against torch for rows narrower and wider than the block, several rows per program, one and two
 threads; the code's shape (no library copy calls, the moved prefetches)."""
 
+import importlib.util
 import re
+import sys
+from pathlib import Path
 
 import pytest
 import torch
 import triton
-import triton.language as tl
+
+# The suite's kernels (Triton's tutorials 02 and 05, as bench/kernels.py measures them).
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+sys.path.insert(0, str(BENCH))  # bench/kernels.py imports bench/timing.py
+_spec = importlib.util.spec_from_file_location("bench_kernels", BENCH / "kernels.py")
+bench_kernels = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(bench_kernels)
+softmax_kernel = bench_kernels.softmax_kernel
+layer_norm_kernel = bench_kernels.layer_norm_fwd_kernel
 
 
-@triton.jit
-def softmax_kernel(out_ptr, in_ptr, in_stride, out_stride, n_rows, n_cols, BLOCK: tl.constexpr):
-    # Tutorial 02: a persistent program walks every num_programs-th row.
-    for row in tl.range(tl.program_id(0), n_rows, tl.num_programs(0)):
-        cols = tl.arange(0, BLOCK)
-        x = tl.load(in_ptr + row * in_stride + cols, mask=cols < n_cols, other=-float("inf"))
-        num = tl.exp(x - tl.max(x, axis=0))
-        tl.store(out_ptr + row * out_stride + cols, num / tl.sum(num, axis=0), mask=cols < n_cols)
-
-
-@triton.jit
-def layer_norm_kernel(X, Y, W, B, Mean, Rstd, stride, N, eps, BLOCK: tl.constexpr):
-    # Tutorial 05, forward.
-    row = tl.program_id(0)
-    X += row * stride
-    Y += row * stride
-    _mean = tl.zeros([BLOCK], dtype=tl.float32)
-    for off in range(0, N, BLOCK):
-        cols = off + tl.arange(0, BLOCK)
-        _mean += tl.load(X + cols, mask=cols < N, other=0.0)
-    mean = tl.sum(_mean, axis=0) / N
-    _var = tl.zeros([BLOCK], dtype=tl.float32)
-    for off in range(0, N, BLOCK):
-        cols = off + tl.arange(0, BLOCK)
-        x = tl.load(X + cols, mask=cols < N, other=0.0)
-        x = tl.where(cols < N, x - mean, 0.0)
-        _var += x * x
-    rstd = 1 / tl.sqrt(tl.sum(_var, axis=0) / N + eps)
-    tl.store(Mean + row, mean)
-    tl.store(Rstd + row, rstd)
-    for off in range(0, N, BLOCK):
-        cols = off + tl.arange(0, BLOCK)
-        mask = cols < N
-        x = tl.load(X + cols, mask=mask, other=0.0)
-        tl.store(
-            Y + cols,
-            (x - mean) * rstd * tl.load(W + cols, mask=mask) + tl.load(B + cols, mask=mask),
-            mask=mask,
-        )
+def softmax(out, x, n_rows, n_cols, programs, **options):
+    return softmax_kernel[(programs,)](
+        out,
+        x,
+        x.stride(0),
+        out.stride(0),
+        n_rows,
+        n_cols,
+        BLOCK_SIZE=triton.next_power_of_2(n_cols),
+        num_stages=2,
+        **options,
+    )
 
 
 @pytest.mark.parametrize("n_cols", [1, 100, 256, 1000, 4096])
@@ -60,16 +44,7 @@ def test_softmax_rows(n_cols, threads):
     x = torch.randn(37, n_cols) * 10
     x[5, : n_cols // 2] = -float("inf")  # a row whose first half contributes nothing
     out = torch.empty_like(x)
-    softmax_kernel[(4,)](
-        out,
-        x,
-        x.stride(0),
-        out.stride(0),
-        37,
-        n_cols,
-        BLOCK=triton.next_power_of_2(n_cols),
-        num_threads=threads,
-    )
+    softmax(out, x, 37, n_cols, 4, num_threads=threads)
     torch.testing.assert_close(out, torch.softmax(x, dim=1), rtol=1e-5, atol=1e-6)
 
 
@@ -79,14 +54,14 @@ def test_softmax_in_place():
     torch.manual_seed(3)
     x = torch.randn(16, 512)
     expected = torch.softmax(x, dim=1)
-    softmax_kernel[(3,)](x, x, x.stride(0), x.stride(0), 16, 512, BLOCK=512)
+    softmax(x, x, 16, 512, 3)
     torch.testing.assert_close(x, expected, rtol=1e-5, atol=1e-6)
 
 
 def test_softmax_code_shape():
     x = torch.randn(64, 256)
     out = torch.empty_like(x)
-    compiled = softmax_kernel[(8,)](out, x, x.stride(0), out.stride(0), 64, 256, BLOCK=256)
+    compiled = softmax(out, x, 64, 256, 8)
     torch.testing.assert_close(out, torch.softmax(x, dim=1), rtol=1e-5, atol=1e-6)
     # The row's copy stays a vector loop: LLVM made a memcpy call of it, which spilled every live
     # vector register around the call.
@@ -106,7 +81,9 @@ def test_layer_norm_rows(n, block, threads):
     x, w, b = torch.randn(M, n) * 3 + 1, torch.randn(n), torch.randn(n)
     y = torch.empty_like(x)
     mean, rstd = torch.empty(M), torch.empty(M)
-    layer_norm_kernel[(M,)](x, y, w, b, mean, rstd, x.stride(0), n, 1e-5, BLOCK=block, num_threads=threads)
+    layer_norm_kernel[(M,)](
+        x, y, w, b, mean, rstd, x.stride(0), n, 1e-5, BLOCK_SIZE=block, num_threads=threads
+    )
     torch.testing.assert_close(y, torch.nn.functional.layer_norm(x, (n,), w, b, 1e-5), rtol=1e-4, atol=1e-4)
     torch.testing.assert_close(mean, x.mean(dim=1), rtol=1e-5, atol=1e-5)
     torch.testing.assert_close(
