@@ -137,7 +137,8 @@ def ScheduleTilePrefetches
     over rows (or strips) cut to that step's even share, prefetching into
     L2. The computing loop is a matmul micro-kernel (its steps: (row block,
     column block) pairs), or else a loop with a constant trip count that
-    computes a math function over tile buffers only (its steps: iterations).
+    computes a math function and writes only tile buffers (its steps:
+    iterations).
     Nests whose prefetches are not all inside loops with constant bounds
     keep them where they are.
   }];

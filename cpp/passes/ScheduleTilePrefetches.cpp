@@ -14,9 +14,10 @@
 //    at 1024 and 2048 (docs/benchmarks.md); issuing them at one point of the
 //    micro-kernel instead, or only into L1, was slower than leaving them in
 //    the copy;
-//  * a strip loop that computes a math function (exp, log, ...) over tile
-//    buffers only (softmax's exponentials, between the row's maximum and its
-//    store): each strip prefetches an even share.
+//  * a strip loop that computes a math function (exp, log, ...) and writes
+//    only tile buffers (softmax's exponentials, between the row's maximum
+//    and its store, reading the row the maximum read): each strip prefetches
+//    an even share.
 //
 //===----------------------------------------------------------------------===//
 
@@ -67,8 +68,9 @@ scf::ForOp rowLoopAfter(Operation *op) {
 }
 
 /// Whether `loop` computes a math function (what spine-approximate-math
-/// makes a polynomial of) and touches no memory but tile buffers the kernel
-/// allocated: its time goes to arithmetic while memory is idle.
+/// makes a polynomial of), reads only buffers (tiles, or views of memory a
+/// loop before it read: softmax's row) and writes only tile buffers the
+/// kernel allocated: its time goes to arithmetic while memory is idle.
 bool computesInCache(scf::ForOp loop) {
   bool math = false;
   WalkResult result = loop.getBody()->walk([&](Operation *op) {
@@ -77,12 +79,10 @@ bool computesInCache(scf::ForOp loop) {
              math::SqrtOp>(op))
       math = true;
     Value buffer;
-    if (auto load = dyn_cast<vector::LoadOp>(op))
-      buffer = load.getBase();
-    else if (auto store = dyn_cast<vector::StoreOp>(op))
+    if (isa<vector::LoadOp, memref::LoadOp, LLVM::Prefetch>(op))
+      return WalkResult::advance();
+    if (auto store = dyn_cast<vector::StoreOp>(op))
       buffer = store.getBase();
-    else if (auto load = dyn_cast<memref::LoadOp>(op))
-      buffer = load.getMemRef();
     else if (auto store = dyn_cast<memref::StoreOp>(op))
       buffer = store.getMemRef();
     else if (isMemoryEffectFree(op) || isa<scf::ForOp, scf::IfOp>(op))

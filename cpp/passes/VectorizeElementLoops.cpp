@@ -572,11 +572,76 @@ private:
     if (!nextIteration || !(contiguity.proven.contains(access) ||
                             contiguity.unlessWrapped.contains(access)))
       return;
-    Value next = nextIteration->at(accessAddress(access));
-    if (!next)
+    if (Value next = nextIteration->at(accessAddress(access)))
+      prefetchStrip(next, isa<LLVM::StoreOp>(access),
+                    lanes * accessSize(access));
+  }
+
+  /// The same for a read at [..., strip] of a load's view (LoadViews.h:
+  /// memory read in place), or of the buffer a version of a load yields when
+  /// the other yields a view (the same memory is read either way): the
+  /// address of that element of the view in the next iteration.
+  void prefetchNextInView(memref::LoadOp load) {
+    if (!nextIteration || readBefore(load))
       return;
-    bool write = isa<LLVM::StoreOp>(access);
-    int64_t stripBytes = lanes * accessSize(access);
+    Value memref = load.getMemRef();
+    if (auto ifOp = memref.getDefiningOp<scf::IfOp>())
+      memref = ifOp.thenYield()->getOperand(
+          cast<OpResult>(memref).getResultNumber());
+    auto cast = memref.getDefiningOp<UnrealizedConversionCastOp>();
+    MemRefType type = load.getMemRefType();
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (!cast || cast->getNumOperands() != 1 ||
+        !isa<LLVM::LLVMStructType>(cast->getOperand(0).getType()) ||
+        failed(type.getStridesAndOffset(strides, offset)) || offset != 0)
+      return;
+    Value descriptor = nextIteration->at(cast->getOperand(0));
+    if (!descriptor)
+      return;
+    // The descriptor's aligned pointer, plus sum index * stride elements.
+    Type i64 = b.getI64Type();
+    Value elements = arith::ConstantIntOp::create(b, loc, i64, 0);
+    for (auto [d, index] : llvm::enumerate(scalarIndices(load.getIndices()))) {
+      Value stride = ShapedType::isDynamic(strides[d])
+                         ? LLVM::ExtractValueOp::create(
+                               b, loc, descriptor,
+                               ArrayRef<int64_t>{4, static_cast<int64_t>(d)})
+                               .getResult()
+                         : arith::ConstantIntOp::create(b, loc, i64, strides[d])
+                               .getResult();
+      Value at = arith::IndexCastOp::create(b, loc, i64, index);
+      elements = arith::AddIOp::create(
+          b, loc, elements, arith::MulIOp::create(b, loc, at, stride));
+    }
+    int64_t size = llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+    Value bytes = arith::MulIOp::create(
+        b, loc, elements, arith::ConstantIntOp::create(b, loc, i64, size));
+    Value base =
+        LLVM::ExtractValueOp::create(b, loc, descriptor, ArrayRef<int64_t>{1});
+    prefetchStrip(LLVM::GEPOp::create(b, loc, base.getType(), b.getI8Type(),
+                                      base, ValueRange{bytes}),
+                  /*write=*/false, lanes * size);
+  }
+
+  /// Whether a loop before `load`'s, in the same iteration of the loop over
+  /// tiles, reads the same buffer: that loop prefetched its next iteration.
+  bool readBefore(memref::LoadOp load) {
+    Operation *here = stripIv.getParentBlock()->getParentOp();
+    for (Operation *user : load.getMemRef().getUsers()) {
+      if (!isa<memref::LoadOp, vector::LoadOp>(user) ||
+          user->getBlock()->getParentOp() == here)
+        continue;
+      Operation *ancestor = here->getBlock()->findAncestorOpInBlock(*user);
+      if (ancestor && ancestor->isBeforeInBlock(here))
+        return true;
+    }
+    return false;
+  }
+
+  /// Prefetches the strip of `stripBytes` bytes at `next` (an llvm.ptr) that
+  /// a later iteration of the loop over tiles touches, once per cache line.
+  void prefetchStrip(Value next, bool write, int64_t stripBytes) {
     // A strip wider than a line (a reduction's strips of several registers)
     // prefetches each of its lines.
     auto emit = [&](OpBuilder &b, Location loc) {
@@ -829,6 +894,7 @@ private:
     if (auto load = dyn_cast<memref::LoadOp>(op); load && varies) {
       Value memref = scalars.lookupOrDefault(load.getMemRef());
       SmallVector<Value> indices = scalarIndices(load.getIndices());
+      prefetchNextInView(load);
       auto type = vectorOf(load.getType());
       vectors[load.getResult()] =
           mask ? vector::MaskedLoadOp::create(b, loc, type, memref, indices,

@@ -272,3 +272,39 @@ func.func @store_loop_takes_none(%in: i64, %out: !llvm.ptr, %rows: index) {
   }
   return
 }
+
+// A computing loop may read memory that is not a tile buffer (a load's view
+// of the row a loop before it read, here an argument): it takes the
+// prefetches all the same; it writes only a tile buffer.
+// CHECK-LABEL: func.func @exponentials_of_a_view
+// CHECK: scf.for
+// CHECK-NOT: llvm.intr.prefetch
+// CHECK: vector.load %arg1
+// CHECK: scf.for {{.*}} step %c16
+// CHECK: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}>
+// CHECK: math.exp
+func.func @exponentials_of_a_view(%in: i64, %view: memref<64xf32>, %rows: index) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %c4_i64 = arith.constant 4 : i64
+  %exp = memref.alloca() : memref<64xf32>
+  scf.for %r = %c0 to %rows step %c1 {
+    scf.for %s = %c0 to %c64 step %c16 {
+      %s_i64 = arith.index_cast %s : index to i64
+      %off = arith.muli %s_i64, %c4_i64 : i64
+      %p = llvm.inttoptr %in : i64 to !llvm.ptr
+      %pre = llvm.getelementptr %p[%off] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+      "llvm.intr.prefetch"(%pre) <{cache = 1 : i32, hint = 3 : i32, rw = 0 : i32}> {spine.next_iteration_prefetch} : (!llvm.ptr) -> ()
+      %v = vector.load %view[%s] : memref<64xf32>, vector<16xf32>
+      vector.store %v, %exp[%s] : memref<64xf32>, vector<16xf32>
+    }
+    scf.for %s = %c0 to %c64 step %c16 {
+      %v = vector.load %view[%s] : memref<64xf32>, vector<16xf32>
+      %e = math.exp %v : vector<16xf32>
+      vector.store %e, %exp[%s] : memref<64xf32>, vector<16xf32>
+    }
+  }
+  return
+}
