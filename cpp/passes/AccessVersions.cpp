@@ -305,6 +305,59 @@ public:
                   false, valid};
   }
 
+  /// The condition under which the address ranges of `loadPtr` and
+  /// `storePtr` do not overlap; null when their bounds are unknown, or when
+  /// a scalar the store's address is computed from is defined after the
+  /// insertion point (spine-hoist-store-addresses moves them up where it
+  /// can).
+  Value disjointCondition(Value loadPtr, Value storePtr) {
+    if (!isAvailable(storePtr))
+      return {};
+    std::optional<Bounds> l = addressBounds(loadPtr),
+                          s = addressBounds(storePtr);
+    if (!l || !s)
+      return {};
+    return disjoint(*l, pointeeSize(loadPtr), *s, pointeeSize(storePtr));
+  }
+
+  /// Whether the ranges [a.lo, a.hi + aSize) and [b.lo, b.hi + bSize) of
+  /// valid bounds do not overlap.
+  Value disjoint(const Bounds &a, int64_t aSize, const Bounds &b,
+                 int64_t bSize) {
+    Value aEnd = arith::AddIOp::create(rewriter, loc, a.hi, constant(aSize));
+    Value bEnd = arith::AddIOp::create(rewriter, loc, b.hi, constant(bSize));
+    using P = arith::CmpIPredicate;
+    return both(both(a.valid, b.valid),
+                arith::OrIOp::create(rewriter, loc, compare(P::sle, bEnd, a.lo),
+                                     compare(P::sle, aEnd, b.lo)));
+  }
+
+  /// Whether every scalar `value` is computed from (through the tensor ops
+  /// that build an address) is defined before the insertion point.
+  bool isAvailable(Value value) {
+    Block *block = rewriter.getInsertionBlock();
+    Block::iterator point = rewriter.getInsertionPoint();
+    SmallVector<Value> worklist{value};
+    DenseSet<Value> seen;
+    while (!worklist.empty()) {
+      Value v = worklist.pop_back_val();
+      if (!seen.insert(v).second)
+        continue;
+      Operation *def = v.getDefiningOp();
+      if (!def)
+        continue;
+      if (isa<ShapedType>(v.getType())) {
+        llvm::append_range(worklist, def->getOperands());
+        continue;
+      }
+      Operation *inBlock = block->findAncestorOpInBlock(*def);
+      if (inBlock &&
+          (point == block->end() || !inBlock->isBeforeInBlock(&*point)))
+        return false;
+    }
+    return true;
+  }
+
   /// The condition under which a store through `storePtr` may read the
   /// elements of a load through `loadPtr` as it writes: each element reads
   /// the address it writes and no other element touches it (the same offsets
@@ -327,17 +380,9 @@ public:
     if (loadPtr != storePtr) {
       std::optional<Bounds> l = addressBounds(loadPtr),
                             s = addressBounds(storePtr);
-      if (l && s) {
-        Value lEnd = arith::AddIOp::create(rewriter, loc, l->hi,
-                                           constant(pointeeSize(loadPtr)));
-        Value sEnd = arith::AddIOp::create(rewriter, loc, s->hi,
-                                           constant(pointeeSize(storePtr)));
-        using P = arith::CmpIPredicate;
-        disjoint = both(both(l->valid, s->valid),
-                        arith::OrIOp::create(rewriter, loc,
-                                             compare(P::sle, sEnd, l->lo),
-                                             compare(P::sle, lEnd, s->lo)));
-      }
+      if (l && s)
+        disjoint =
+            this->disjoint(*l, pointeeSize(loadPtr), *s, pointeeSize(storePtr));
     }
     if (!same || !disjoint)
       return same ? same : disjoint;
@@ -727,7 +772,7 @@ Value emitAccessVersions(
     ConversionPatternRewriter &rewriter, Location loc, Operation *access,
     Type resultType,
     function_ref<Value(OpBuilder &, Location, const AccessVersion *)> build,
-    bool askView, bool askTransposed) {
+    bool askView, bool askTransposed, ArrayRef<Operation *> storesInReach) {
   AccessVersion version;
   BoundsBuilder bounds(rewriter, loc, version.substitutes);
   Specializable found = findSpecializable(access);
@@ -767,8 +812,19 @@ Value emitAccessVersions(
   }
   if (auto load = dyn_cast<triton::LoadOp>(access);
       load && askView && (!load.getMask() || version.isAllOn(load.getMask()))) {
-    if (Value exact = bounds.viewCondition(load.getPtr(), version.viewStrides))
+    Value exact = bounds.viewCondition(load.getPtr(), version.viewStrides);
+    // A store in the view's reach must write none of the memory it reads.
+    for (Operation *store : storesInReach) {
+      if (!exact)
+        break;
+      Value disjoint = bounds.disjointCondition(
+          load.getPtr(), cast<triton::StoreOp>(store).getPtr());
+      exact = disjoint ? bounds.both(exact, disjoint) : Value();
+    }
+    if (exact)
       require(exact);
+    else
+      version.viewStrides.clear();
   }
   if (auto load = dyn_cast<triton::LoadOp>(access);
       load && askTransposed && version.viewStrides.empty() &&

@@ -70,13 +70,16 @@ struct AccessVersion {
 /// fused, builds the specialized and the general version under an scf.if on
 /// the condition; otherwise only the general one. `resultType` is the type of
 /// what `build` returns, or null. With `askView`, a load's version also
-/// tells whether it may be a view; with `askTransposed`, whether a rank-2
-/// load's block is a transposed strided one.
+/// tells whether it may be a view, in the specialized version only if the
+/// addresses of every store of `storesInReach` (those between the load and
+/// its last use) are disjoint from the load's; with `askTransposed`, whether
+/// a rank-2 load's block is a transposed strided one.
 Value emitAccessVersions(
     ConversionPatternRewriter &rewriter, Location loc, Operation *access,
     Type resultType,
     function_ref<Value(OpBuilder &, Location, const AccessVersion *)> build,
-    bool askView = false, bool askTransposed = false);
+    bool askView = false, bool askTransposed = false,
+    ArrayRef<Operation *> storesInReach = {});
 
 } // namespace mlir::spine
 

@@ -14,7 +14,7 @@
 
 namespace mlir::spine {
 
-bool canReadInPlace(Operation *op) {
+bool canReadInPlace(Operation *op, SmallVectorImpl<Operation *> *stores) {
   auto load = dyn_cast<triton::LoadOp>(op);
   if (!load || load.getIsVolatile() || !isa<RankedTensorType>(load.getType()))
     return false;
@@ -23,6 +23,7 @@ bool canReadInPlace(Operation *op) {
     return false;
   Block *block = load->getBlock();
   Operation *last = load;
+  bool reduced = false;
   SmallVector<Value> worklist{load.getResult()};
   llvm::DenseSet<Value> seen;
   while (!worklist.empty()) {
@@ -53,7 +54,9 @@ bool canReadInPlace(Operation *op) {
       }
       // tl.dot's operands stay packed into contiguous tiles: read in place,
       // A's rows a page apart made the tutorial matmul 10% slower.
-      if (mayWrite(inBlock) || isa<triton::DotOp, triton::DotScaledOp>(user))
+      if (isa<triton::DotOp, triton::DotScaledOp>(user))
+        return false;
+      if (mayWrite(inBlock) && !(stores && isa<triton::StoreOp>(inBlock)))
         return false;
       if (user->hasTrait<OpTrait::IsTerminator>()) {
         if (!isFresh())
@@ -66,14 +69,35 @@ bool canReadInPlace(Operation *op) {
       // tensors; what other ops compute may still read the load
       // later (an elementwise op fused into its consumer, a reshaped view of
       // it).
-      if (isa<triton::ReduceOp, triton::ScanOp>(user))
+      if (isa<triton::ReduceOp, triton::ScanOp>(user)) {
+        reduced = true;
         continue;
+      }
       for (Value result : user->getResults())
         if (isa<RankedTensorType>(result.getType()))
           worklist.push_back(result);
     }
   }
-  return noWritesBetween(load, last);
+  if (!stores)
+    return noWritesBetween(load, last);
+  // A load whose value only flows, elementwise, into stores is read by the
+  // stores' own loops (ElementAt fuses it where they may); a view pays off
+  // where something reads the whole block first (softmax's maximum).
+  if (!reduced)
+    return !mayWrite(last) && noWritesBetween(load, last);
+  // The stores up to the last use (which may be one, writing while it reads
+  // the value) must be the only writes.
+  stores->clear();
+  for (Operation *between = load->getNextNode(); between;
+       between = between->getNextNode()) {
+    if (isa<triton::StoreOp>(between))
+      stores->push_back(between);
+    else if (between != last && mayWrite(between))
+      return false;
+    if (between == last)
+      break;
+  }
+  return true;
 }
 
 MemRefType getViewType(RankedTensorType type,

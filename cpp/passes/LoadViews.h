@@ -5,7 +5,9 @@
 // reads (a memref over the address of its first element, behind
 // bufferization.to_tensor), read where the tensor is used. That moves the reads
 // later, to the uses, so it is done only when nothing in between can write
-// memory, and when the value cannot escape to where something might.
+// the memory read (no write at all, or stores whose addresses a run-time
+// check finds disjoint from the load's), and when the value cannot escape to
+// where something might.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,8 +26,15 @@ namespace mlir::spine {
 /// read where they stand) writes memory or is a tl.dot (whose operands are
 /// packed into contiguous tiles on purpose), nothing between the load and the
 /// last of them writes, all of them lie in the load's block (or in ops of
-/// it), and the value itself is never handed out of the block.
-bool canReadInPlace(Operation *load);
+/// it), and the value itself is never handed out of the block. With
+/// `stores`, tt.store ops of the load's own block (not atomics, not stores
+/// nested in other ops) may be among those writes when a reduction or scan
+/// reads the value (else the stores' loops read the load element by
+/// element): they are collected there, and the load may be read in place
+/// only where none of them writes the memory it reads, which the caller
+/// checks at run time.
+bool canReadInPlace(Operation *load,
+                    SmallVectorImpl<Operation *> *stores = nullptr);
 
 /// The memref type of a view of `type` whose dimensions have `strides`
 /// elements (nullopt: known at run time; the last is 1): the identity layout

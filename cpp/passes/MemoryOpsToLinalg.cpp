@@ -104,7 +104,8 @@ struct LoadLowering : OpConversionPattern<triton::LoadOp> {
     Value init =
         tensor::EmptyOp::create(rewriter, loc, tensorType.getShape(), eltType);
     int64_t rank = tensorType.getRank();
-    bool inPlace = canReadInPlace(op);
+    SmallVector<Operation *> storesInReach;
+    bool inPlace = canReadInPlace(op, &storesInReach);
     MemRefType viewType;
     Value result = emitAccessVersions(
         rewriter, loc, op, tensorType,
@@ -162,7 +163,7 @@ struct LoadLowering : OpConversionPattern<triton::LoadOp> {
                                                    /*restrict=*/true,
                                                    /*writable=*/false);
         },
-        /*askView=*/inPlace, /*askTransposed=*/rank == 2);
+        /*askView=*/inPlace, /*askTransposed=*/rank == 2, storesInReach);
     rewriter.replaceOp(op, result);
     return success();
   }

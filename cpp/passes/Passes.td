@@ -40,6 +40,17 @@ def PeelConstantAccumulators
   let dependentDialects = ["arith::ArithDialect", "scf::SCFDialect"];
 }
 
+def HoistStoreAddresses : Pass<"spine-hoist-store-addresses", "ModuleOp"> {
+  let summary = "Compute the scalar parts of store addresses as early as possible";
+  let description = [{
+    On TTIR. The scalar side-effect-free ops a tt.store's pointer depends on
+    (a row's base address, `out_ptr + row * stride`) move up in their block,
+    each right after the last definition of its operands. A load before the
+    store can then check at run time that the store writes none of the
+    memory it reads, and be read in place (LoadViews.h).
+  }];
+}
+
 def ReciprocalDivision : Pass<"spine-reciprocal-division", "ModuleOp"> {
   let summary = "Divide fp32 tensors by a splat or broadcast through its reciprocal";
   let description = [{

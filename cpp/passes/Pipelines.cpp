@@ -99,6 +99,7 @@ void buildTritonToLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createLegalizeFloatTypes());
   pm.addPass(createReciprocalDivision());
+  pm.addPass(createHoistStoreAddresses());
   pm.addPass(createConvertTritonToLinalg());
   pm.addPass(createConvertElementwiseToLinalgPass());
   pm.addPass(createCanonicalizerPass());

@@ -78,11 +78,51 @@ tt.func public @tile_sum(%x: !tt.ptr<f16>, %out: !tt.ptr<f16>) {
   tt.return
 }
 
-// Refusals, each load copied into a tile: a store between the load and a use
-// (the use must see the old values); the value yielded out of its loop as
-// is; an operand of tl.dot (packed into a contiguous tile on purpose); every
-// other element (stride 2); the stored value computed from the load (the
-// store would read as it writes).
+// Stores in the reach of a load that a reduction reads (between the load and
+// a use, or computing what they store from it, as softmax's does): the load
+// is a view in the version whose run-time check finds every store's address
+// range disjoint from the load's (here a store to the load's own addresses,
+// never taken at run time, and one to %out), and a copy otherwise. The
+// store's row address, computed after the load, moved before it
+// (spine-hoist-store-addresses). Without the reduction, the stores' loops
+// would read the load element by element (not checked here).
+// CHECK-LABEL: func.func @stores_in_reach
+// CHECK: %[[OUT_ROW:.*]] = arith.addi %arg1, %{{.*}} : i64
+// CHECK: %[[X_END:.*]] = arith.addi %arg0, %c64_i64 : i64
+// CHECK: arith.cmpi sle, %[[X_END]], %arg0 : i64
+// CHECK: %[[OUT_END:.*]] = arith.addi %[[OUT_ROW]], %c64_i64 : i64
+// CHECK: arith.cmpi sle, %[[X_END]], %[[OUT_ROW]] : i64
+// CHECK: arith.cmpi sle, %[[OUT_END]], %arg0 : i64
+// CHECK: scf.if %{{.*}} -> (tensor<16xf32>) {
+// CHECK: bufferization.to_tensor
+// CHECK: } else {
+// CHECK: llvm.load
+tt.func public @stores_in_reach(%x: !tt.ptr<f32>, %out: !tt.ptr<f32>, %row: i32) {
+  %range = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+  %xs = tt.splat %x : !tt.ptr<f32> -> tensor<16x!tt.ptr<f32>>
+  %p = tt.addptr %xs, %range : tensor<16x!tt.ptr<f32>>, tensor<16xi32>
+  %a = tt.load %p : tensor<16x!tt.ptr<f32>>
+  %zero = arith.constant dense<0.0> : tensor<16xf32>
+  tt.store %p, %zero : tensor<16x!tt.ptr<f32>>
+  %sum = "tt.reduce"(%a) <{axis = 0 : i32}> ({
+  ^bb0(%u: f32, %v: f32):
+    %t = arith.addf %u, %v : f32
+    tt.reduce.return %t : f32
+  }) : (tensor<16xf32>) -> f32
+  %sums = tt.splat %sum : f32 -> tensor<16xf32>
+  %a2 = arith.addf %a, %sums : tensor<16xf32>
+  %c16 = arith.constant 16 : i32
+  %offset = arith.muli %row, %c16 : i32
+  %out_row = tt.addptr %out, %offset : !tt.ptr<f32>, i32
+  %os = tt.splat %out_row : !tt.ptr<f32> -> tensor<16x!tt.ptr<f32>>
+  %op = tt.addptr %os, %range : tensor<16x!tt.ptr<f32>>, tensor<16xi32>
+  tt.store %op, %a2 : tensor<16x!tt.ptr<f32>>
+  tt.return
+}
+
+// Refusals, each load copied into a tile: the value yielded out of its loop
+// as is; an operand of tl.dot (packed into a contiguous tile on purpose);
+// every other element (stride 2); an atomic in the load's reach.
 // CHECK-LABEL: func.func @refusals
 // CHECK-NOT: bufferization.to_tensor
 // CHECK: return
@@ -94,11 +134,11 @@ tt.func public @refusals(%x: !tt.ptr<f32>, %out: !tt.ptr<f32>, %n: i32) {
   %p = tt.addptr %xs, %range : tensor<16x!tt.ptr<f32>>, tensor<16xi32>
   %os = tt.splat %out : !tt.ptr<f32> -> tensor<16x!tt.ptr<f32>>
   %op = tt.addptr %os, %range : tensor<16x!tt.ptr<f32>>, tensor<16xi32>
-  // A store between.
-  %a = tt.load %p : tensor<16x!tt.ptr<f32>>
   %zero = arith.constant dense<0.0> : tensor<16xf32>
-  tt.store %p, %zero : tensor<16x!tt.ptr<f32>>
-  %a2 = arith.addf %a, %a : tensor<16xf32>
+  // An atomic between.
+  %a = tt.load %p : tensor<16x!tt.ptr<f32>>
+  %old = tt.atomic_rmw fadd, relaxed, gpu, %op, %zero : (tensor<16x!tt.ptr<f32>>, tensor<16xf32>) -> tensor<16xf32>
+  %a2 = arith.addf %a, %old : tensor<16xf32>
   tt.store %op, %a2 : tensor<16x!tt.ptr<f32>>
   // Yielded as is.
   %y = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<16xf32>) : i32 {
