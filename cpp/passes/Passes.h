@@ -54,6 +54,11 @@ struct SpineTritonPipelineOptions
       llvm::cl::desc("Transpose 2-D tiles in vector registers by shuffles "
                      "(x86; RVV gathers them with strided loads)"),
       llvm::cl::init(false)};
+  Option<bool> shuffleReductions{
+      *this, "shuffle-reductions",
+      llvm::cl::desc("Fold the lanes of float min/max reductions by halving "
+                     "the vector with shuffles (x86; RVV has vfredmax)"),
+      llvm::cl::init(false)};
   Option<uint64_t> streamingStoreBytes{
       *this, "streaming-store-bytes",
       llvm::cl::desc("Loops whose accesses over a launch reach this many "

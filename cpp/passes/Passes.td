@@ -168,7 +168,9 @@ def VectorizeElementLoops
     consecutive at run time, else a masked gather/scatter. With
     streaming-store-bytes set, whole-register stores of a loop whose
     accesses over the launch reach that many bytes are non-temporal when
-    aligned (decided at run time), and a fence follows the loop.
+    aligned (decided at run time), and a fence follows the loop. With
+    shuffle-reductions set, float min/max reductions fold their lanes by
+    halving the vector rather than one lane at a time.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"256",
@@ -177,6 +179,10 @@ def VectorizeElementLoops
            /*default=*/"0",
            "Stores of a loop whose accesses over the launch reach this many "
            "bytes bypass the caches (x86 movnt; 0: never)">,
+    Option<"shuffleReductions", "shuffle-reductions", "bool",
+           /*default=*/"false",
+           "Fold the lanes of float min/max reductions by halving the "
+           "vector with shuffles (x86; RVV has vfredmax/vfredmin)">,
   ];
   let dependentDialects = ["vector::VectorDialect", "scf::SCFDialect",
                            "arith::ArithDialect", "LLVM::LLVMDialect"];

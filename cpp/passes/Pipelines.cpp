@@ -146,6 +146,7 @@ void buildSpineTritonPipeline(OpPassManager &pm,
     VectorizeElementLoopsOptions elementLoops;
     elementLoops.vectorBits = options.vectorBits;
     elementLoops.streamingStoreBytes = options.streamingStoreBytes;
+    elementLoops.shuffleReductions = options.shuffleReductions;
     pm.addNestedPass<func::FuncOp>(createVectorizeElementLoops(elementLoops));
     pm.addNestedPass<func::FuncOp>(createScheduleTilePrefetches());
   }

@@ -993,6 +993,39 @@ struct VectorizeElementLoopsPass
       vectorize(loop);
   }
 
+  /// Folds the lanes of `partial` and `acc` with `kind`. Float min/max
+  /// reductions become log2(lanes) steps of halving the vector with shuffles
+  /// when `shuffleReductions` is set: LLVM expands x86's fmax/fmin
+  /// reductions (without nnan) into a chain of one scalar step per lane,
+  /// some 60 cycles for 16 lanes, once per row in softmax. The order lanes
+  /// combine in does not matter for these kinds (maxnum of a NaN is the
+  /// other operand, maximum's NaN wins wherever it is).
+  Value reduceLanes(OpBuilder &b, Location loc, vector::CombiningKind kind,
+                    Value partial, Value acc, arith::FastMathFlags flags) {
+    using vector::CombiningKind;
+    auto type = cast<VectorType>(partial.getType());
+    bool floatMinMax =
+        llvm::is_contained({CombiningKind::MAXNUMF, CombiningKind::MINNUMF,
+                            CombiningKind::MAXIMUMF, CombiningKind::MINIMUMF},
+                           kind);
+    int64_t lanes = type.getNumElements();
+    if (!shuffleReductions || !floatMinMax || type.getRank() != 1 ||
+        type.isScalable() || !llvm::isPowerOf2_64(lanes))
+      return vector::ReductionOp::create(b, loc, kind, partial, acc, flags);
+    auto flagsAttr = arith::FastMathFlagsAttr::get(b.getContext(), flags);
+    for (; lanes > 1; lanes /= 2) {
+      auto low = llvm::to_vector(llvm::seq<int64_t>(0, lanes / 2));
+      auto high = llvm::to_vector(llvm::seq<int64_t>(lanes / 2, lanes));
+      Value lowHalf = vector::ShuffleOp::create(b, loc, partial, partial, low);
+      Value highHalf =
+          vector::ShuffleOp::create(b, loc, partial, partial, high);
+      partial = vector::makeArithReduction(b, loc, kind, lowHalf, highHalf,
+                                           flagsAttr);
+    }
+    Value lane = vector::ExtractOp::create(b, loc, partial, 0);
+    return vector::makeArithReduction(b, loc, kind, lane, acc, flagsAttr);
+  }
+
   /// Whether the loop's stores should stream past the caches: when the
   /// bytes its accesses touch over the whole launch (per iteration, times
   /// its trips, the trips of every loop around it and the number of
@@ -1204,10 +1237,10 @@ struct VectorizeElementLoopsPass
       Value acc = memref::LoadOp::create(b, loc, r.load.getMemRef(),
                                          r.load.getIndices());
       auto fastmath = dyn_cast<arith::ArithFastMathInterface>(r.combine);
-      Value total = vector::ReductionOp::create(
-          b, loc, r.kind, partial, acc,
-          fastmath ? fastmath.getFastMathFlagsAttr().getValue()
-                   : arith::FastMathFlags::none);
+      Value total =
+          reduceLanes(b, loc, r.kind, partial, acc,
+                      fastmath ? fastmath.getFastMathFlagsAttr().getValue()
+                               : arith::FastMathFlags::none);
       memref::StoreOp::create(b, loc, total, r.store.getMemRef(),
                               r.store.getIndices());
     }
