@@ -153,6 +153,62 @@ def _trig_arguments():
     return torch.cat([(spread * signs), near_multiples, -near_multiples, special]).float()
 
 
+def test_exp_within_one_ulp_where_normal():
+    # Every result from the smallest normal to the largest finite value: a dense grid (one point per
+    # ~2e-5), the last thousand floats below the overflow threshold, and random points.
+    g = torch.Generator().manual_seed(4)
+    top = torch.tensor(88.72283, dtype=torch.float32).view(torch.int32)
+    near_overflow = (top - torch.arange(1000, dtype=torch.int32)).view(torch.float32)
+    x = torch.cat(
+        [
+            torch.linspace(-87.33, 88.72, 8_000_000),
+            near_overflow,
+            torch.rand(100_000, generator=g) * 176 - 87.33,
+        ]
+    )
+    n = x.numel()
+    out = torch.empty_like(x)
+    unary_kernel[(triton.cdiv(n, 4096),)](x, out, n, FN="exp", BLOCK=4096)
+    expected = torch.exp(x.double()).float()
+    assert expected.isfinite().all() and (expected >= 2**-126).all()
+    ulps = _ulps(out, expected)
+    assert ulps.max().item() <= 1, (x[ulps.argmax()].item(), out[ulps.argmax()].item())
+
+
+def test_exp_special_values():
+    inf, nan = float("inf"), float("nan")
+    x = torch.tensor(
+        [
+            0.0,
+            -0.0,
+            1e-30,
+            -1e-30,
+            1.0,
+            -1.0,
+            88.7229,
+            88.8,
+            100.0,
+            3e38,
+            inf,
+            -88.0,
+            -103.0,
+            -200.0,
+            -3e38,
+            -inf,
+            nan,
+        ]
+    )
+    out = torch.empty_like(x)
+    unary_kernel[(1,)](x, out, x.numel(), FN="exp", BLOCK=32)
+    expected = torch.exp(x.double()).float()
+    exact = slice(0, 11)  # 1, e, overflow to infinity: the rounded result
+    torch.testing.assert_close(out[exact], expected[exact], rtol=0, atol=0)
+    # Subnormal results below 2^-126.5 (x < -87.68) may flush to zero; exp(-inf) is exactly zero.
+    tiny = slice(11, 16)
+    assert ((out[tiny] - expected[tiny]).abs() < 2**-126).all() and (out[tiny] >= 0).all(), out[tiny]
+    assert out[15].item() == 0.0 and out[16].isnan()
+
+
 @pytest.mark.parametrize("fn", ["sin", "cos"])
 def test_sin_cos_within_one_ulp_everywhere(fn):
     # Reference: the fp64 function of the fp32 argument, rounded to fp32 (at most half an ulp off).

@@ -1,5 +1,38 @@
 // RUN: spine-triton-opt --spine-approximate-math %s | FileCheck %s
 
+// f32 exp: x clamped keeping NaN (unordered compares), n rounded by adding
+// 1.5 * 2^23 + 127 (0x4B40007F), capped at 127, r = x - n * ln2 in two fmas,
+// a degree-7 polynomial, and 2^n the sum's bits shifted into the exponent
+// field: no rounding op, no float-to-int conversion, no libm call.
+// CHECK-LABEL: func.func @exp_f32(
+// CHECK-DAG: %[[SHIFTER:.*]] = arith.constant dense<0x4B40007F> : vector<8xf32>
+// CHECK-DAG: %[[CAP:.*]] = arith.constant dense<0x4B4000FE> : vector<8xf32>
+// CHECK-DAG: %[[LO:.*]] = arith.constant dense<-8.780000e+01> : vector<8xf32>
+// CHECK-DAG: %[[HI:.*]] = arith.constant dense<8.880000e+01> : vector<8xf32>
+// CHECK: %[[GE:.*]] = arith.cmpf uge, %[[X:.*]], %[[LO]]
+// CHECK: %[[X1:.*]] = arith.select %[[GE]], %[[X]], %[[LO]]
+// CHECK: %[[LE:.*]] = arith.cmpf ule, %[[X1]], %[[HI]]
+// CHECK: %[[X2:.*]] = arith.select %[[LE]], %[[X1]], %[[HI]]
+// CHECK: %[[T:.*]] = math.fma %[[X2]], %{{.*}}, %[[SHIFTER]]
+// CHECK: %[[BELOW:.*]] = arith.cmpf olt, %[[T]], %[[CAP]]
+// CHECK: %[[T1:.*]] = arith.select %[[BELOW]], %[[T]], %[[CAP]]
+// CHECK: %[[N:.*]] = arith.subf %[[T1]], %[[SHIFTER]]
+// CHECK: %[[R0:.*]] = math.fma %[[N]], %{{.*}}, %[[X2]]
+// CHECK: %[[R:.*]] = math.fma %[[N]], %{{.*}}, %[[R0]]
+// CHECK-COUNT-6: math.fma %{{.*}}, %[[R]], %{{.*}}
+// CHECK: %[[P:.*]] = math.fma %{{.*}}, %[[R]], %{{.*}}
+// CHECK: %[[BITS:.*]] = arith.bitcast %[[T1]] : vector<8xf32> to vector<8xi32>
+// CHECK: %[[EXPONENT:.*]] = arith.shli %[[BITS]]
+// CHECK: %[[SCALE:.*]] = arith.bitcast %[[EXPONENT]] : vector<8xi32> to vector<8xf32>
+// CHECK: %[[Y:.*]] = arith.mulf %[[P]], %[[SCALE]]
+// CHECK: return %[[Y]]
+// CHECK-NOT: math.floor
+// CHECK-NOT: arith.fptosi
+func.func @exp_f32(%x: vector<8xf32>) -> vector<8xf32> {
+  %0 = math.exp %x : vector<8xf32>
+  return %0 : vector<8xf32>
+}
+
 // f32 exp2(x) is 2^n * exp((x - n) * ln2) with n = roundeven(x): exact
 // reduction, then exp's polynomial (no libm call, and no math.exp left), and
 // 2^n from exponent bits in two halves. Upstream's exp(x * ln2) lost about
