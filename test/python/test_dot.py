@@ -56,6 +56,26 @@ def test_dot(in_dtype, out_dtype, tol, blocks):
     torch.testing.assert_close(c, expected, **tol)
 
 
+@triton.jit
+def dot_precision_kernel(a_ptr, b_ptr, c_ptr, N: tl.constexpr, PRECISION: tl.constexpr):
+    rows, cols = tl.arange(0, N)[:, None], tl.arange(0, N)[None, :]
+    a = tl.load(a_ptr + rows * N + cols)
+    b = tl.load(b_ptr + rows * N + cols)
+    tl.store(c_ptr + rows * N + cols, tl.dot(a, b, input_precision=PRECISION))
+
+
+@pytest.mark.parametrize("precision", ["ieee", "tf32", "tf32x3", "bf16x3", "bf16x6"])
+def test_every_input_precision_is_an_fp32_dot(precision):
+    # GPU kernels ask for tensor-core precisions; a CPU has none of them and multiplies fp32 exactly
+    # (one fp32 rounding per step), so every precision gives the ieee result, closer than tf32's
+    # 10-bit mantissas (which would be off by about 1e-3 here).
+    torch.manual_seed(1)
+    a, b = torch.randn(32, 32), torch.randn(32, 32)
+    c = torch.empty(32, 32)
+    dot_precision_kernel[(1,)](a, b, c, N=32, PRECISION=precision)
+    torch.testing.assert_close(c, (a.double() @ b.double()).float(), rtol=1e-5, atol=1e-5)
+
+
 def test_next_tiles_are_prefetched_during_the_micro_kernel():
     """spine-schedule-tile-prefetches: the prefetches of the next K step's tiles (into L2, locality 2)
     run inside the micro-kernel's FMA loops, not in the copies; the result is unchanged."""
