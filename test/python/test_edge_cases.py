@@ -182,6 +182,37 @@ def test_loop_carried_pointer_past_2_gib(big):
     assert torch.all(big[2 * step : 2 * step + 64] == 9)
 
 
+@triton.jit
+def while_carried_pointers_kernel(x_ptr, out_ptr, n, limit, BLOCK: tl.constexpr):
+    # A block of pointers and a sum carried through a data-dependent while loop (scf.while), which
+    # an if inside the loop may end early; a scalar pointer advanced after it.
+    offs = tl.arange(0, BLOCK)
+    p = x_ptr + offs
+    total = tl.zeros([BLOCK], dtype=tl.float32)
+    i = 0
+    while i < n:
+        total += tl.load(p)
+        p += BLOCK
+        i += 1
+        if tl.sum(total) > limit:
+            i = n
+    q = out_ptr
+    tl.store(q + offs, total)
+    q += BLOCK
+    tl.store(q + offs, total * 2)
+
+
+@pytest.mark.parametrize("limit, rows", [(1e30, 7), (100.0, 3)])
+def test_pointers_carried_through_a_while_loop(limit, rows):
+    x = torch.ones(7, 64)
+    x[1:] = 0.5  # row sums 64, 32, 32, ...: 64 + 32 + 32 > 100 ends the loop after three rows
+    out = torch.empty(128)
+    while_carried_pointers_kernel[(1,)](x, out, 7, limit, BLOCK=64)
+    expected = x[:rows].sum(0)
+    torch.testing.assert_close(out[:64], expected, rtol=0, atol=0)
+    torch.testing.assert_close(out[64:], 2 * expected, rtol=0, atol=0)
+
+
 # --------------------------------------------------------------------------------------------
 # NaN and infinity
 #
