@@ -229,6 +229,31 @@ def test_pointer_tensors():
 
 
 @triton.jit
+def pointers_from_integers_kernel(table_ptr, addr, out_ptr, N: tl.constexpr):
+    r = tl.arange(0, N)
+    # Pointers loaded from memory: a table of row addresses (int64), each used as a float pointer.
+    rows = tl.load(table_ptr + r).to(tl.pointer_type(tl.float32))
+    first, second = tl.load(rows), tl.load(rows + 1)
+    # A scalar address argument made a pointer (tt.int_to_ptr), and a pointer made an integer.
+    base = addr.to(tl.pointer_type(tl.float32))
+    offset_back = (base + 2).to(tl.int64) - addr
+    tl.store(out_ptr + r, (first + second) * tl.load(base) + offset_back.to(tl.float32))
+
+
+def test_pointers_from_integers():
+    N = 8
+    g = torch.Generator().manual_seed(6)
+    rows = [torch.randn(4, generator=g) for _ in range(N)]
+    table = torch.tensor([row.data_ptr() for row in rows], dtype=torch.int64)
+    scale, out = torch.tensor([3.0]), torch.empty(N)
+    compiled = pointers_from_integers_kernel[(1,)](table, scale.data_ptr(), out, N=N)
+    assert "tt.int_to_ptr" in compiled.asm["ttir"] and "tt.ptr_to_int" in compiled.asm["ttir"]
+    expected = torch.stack([(row[0] + row[1]) * 3.0 + 8.0 for row in rows])  # 2 floats = 8 bytes
+    # The multiply and add may fuse into one fma (triton's default fp fusion): one rounding apart.
+    torch.testing.assert_close(out, expected, rtol=1e-6, atol=1e-6)
+
+
+@triton.jit
 def histogram_kernel(x_ptr, hist_ptr, n, BLOCK: tl.constexpr, BINS: tl.constexpr, MASKED: tl.constexpr):
     pid = tl.program_id(0)
     offs = pid * BLOCK + tl.arange(0, BLOCK)
