@@ -175,6 +175,40 @@ def test_exp_within_one_ulp_where_normal():
     assert ulps.max().item() <= 1, (x[ulps.argmax()].item(), out[ulps.argmax()].item())
 
 
+def test_exp2_within_one_ulp_including_subnormal_results():
+    # Every result of fp32 exp2: a dense grid over (-150, 128) (one point per ~3.5e-5, so the
+    # subnormal results of [-150, -126] too), the last floats below 128, the integers (exact).
+    g = torch.Generator().manual_seed(5)
+    top = torch.tensor(128.0, dtype=torch.float32).view(torch.int32)
+    near_overflow = (top - torch.arange(1, 1001, dtype=torch.int32)).view(torch.float32)
+    integers = torch.arange(-149, 128, dtype=torch.float32)
+    x = torch.cat(
+        [
+            torch.linspace(-149.99, 127.99, 8_000_000),
+            near_overflow,
+            integers,
+            torch.rand(100_000, generator=g) * 200 - 100,
+        ]
+    )
+    n = x.numel()
+    out = torch.empty_like(x)
+    unary_kernel[(triton.cdiv(n, 4096),)](x, out, n, FN="exp2", BLOCK=4096)
+    expected = torch.exp2(x.double()).float()
+    ulps = _ulps(out, expected)
+    assert ulps.max().item() <= 1, (x[ulps.argmax()].item(), out[ulps.argmax()].item())
+    tail = slice(n - integers.numel() - 100_000, n - 100_000)
+    assert torch.equal(out[tail], expected[tail])  # 2^k exactly
+
+
+def test_exp2_special_values():
+    inf, nan = float("inf"), float("nan")
+    x = torch.tensor([0.0, -0.0, 1e-30, 128.0, 200.0, inf, -150.0, -151.0, -1000.0, -inf, nan])
+    out = torch.empty_like(x)
+    unary_kernel[(1,)](x, out, x.numel(), FN="exp2", BLOCK=16)
+    expected = torch.exp2(x.double()).float()  # 1, 1, 1, inf, inf, inf, 0 (2^-150 rounds to even), 0...
+    torch.testing.assert_close(out, expected, rtol=0, atol=0, equal_nan=True)
+
+
 def test_exp_special_values():
     inf, nan = float("inf"), float("nan")
     x = torch.tensor(

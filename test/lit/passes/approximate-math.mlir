@@ -33,17 +33,27 @@ func.func @exp_f32(%x: vector<8xf32>) -> vector<8xf32> {
   return %0 : vector<8xf32>
 }
 
-// f32 exp2(x) is 2^n * exp((x - n) * ln2) with n = roundeven(x): exact
-// reduction, then exp's polynomial (no libm call, and no math.exp left), and
-// 2^n from exponent bits in two halves. Upstream's exp(x * ln2) lost about
-// |x| ulps.
+// f32 exp2(x): n = roundeven(x) by adding 1.5 * 2^23 (0x4B400000), f = x - n
+// exact, 2^f a degree-6 polynomial (no math.exp, no libm call), and 2^n from
+// the sum's bits in two halves (no roundeven, no fptosi). Upstream's
+// exp(x * ln2) lost about |x| ulps.
 // CHECK-LABEL: func.func @exp2_f32(
-// CHECK-NOT: math.exp2
-// CHECK: math.roundeven %{{.*}} : vector<8xf32>
-// CHECK: arith.subf
-// CHECK: arith.fptosi %{{.*}} : vector<8xf32> to vector<8xi32>
-// CHECK: arith.shrsi
+// CHECK-DAG: %[[SHIFTER:.*]] = arith.constant dense<0x4B400000> : vector<8xf32>
+// CHECK-DAG: %[[SHIFTER_BITS:.*]] = arith.constant dense<1262485504> : vector<8xi32>
+// CHECK: %[[GE:.*]] = arith.cmpf uge, %[[X0:.*]], %{{.*}}
+// CHECK: %[[X1:.*]] = arith.select %[[GE]], %[[X0]]
+// CHECK: %[[LE:.*]] = arith.cmpf ule, %[[X1]], %{{.*}}
+// CHECK: %[[X:.*]] = arith.select %[[LE]], %[[X1]]
+// CHECK: %[[T:.*]] = arith.addf %[[X]], %[[SHIFTER]]
+// CHECK: %[[N:.*]] = arith.subf %[[T]], %[[SHIFTER]]
+// CHECK: %[[F:.*]] = arith.subf %[[X]], %[[N]]
+// CHECK-COUNT-6: math.fma %{{.*}}, %[[F]], %{{.*}}
+// CHECK: %[[BITS:.*]] = arith.bitcast %[[T]] : vector<8xf32> to vector<8xi32>
+// CHECK: %[[K:.*]] = arith.subi %[[BITS]], %[[SHIFTER_BITS]]
+// CHECK: arith.shrsi %[[K]]
 // CHECK-NOT: math.exp
+// CHECK-NOT: math.roundeven
+// CHECK-NOT: arith.fptosi
 // CHECK: return
 func.func @exp2_f32(%x: vector<8xf32>) -> vector<8xf32> {
   %0 = math.exp2 %x : vector<8xf32>
