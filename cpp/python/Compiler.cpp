@@ -193,6 +193,27 @@ void makeCallSitesScopable(mlir::ModuleOp module) {
   });
 }
 
+/// The LLVM dialect's verifier accepts any type in an op's type attributes
+/// (a getelementptr's or alloca's element type, a global's type), but
+/// translation has no LLVM type for e.g. f8E5M2 and crashes on the null it
+/// gets (LLVM 22). Such an attribute is reported on its op instead.
+mlir::LogicalResult checkTypeAttributesTranslate(mlir::ModuleOp module) {
+  mlir::WalkResult result = module->walk([](mlir::Operation *op) {
+    if (!mlir::isa<mlir::LLVM::LLVMDialect>(op->getDialect()))
+      return mlir::WalkResult::advance();
+    for (mlir::NamedAttribute attr : op->getAttrs()) {
+      auto typeAttr = mlir::dyn_cast<mlir::TypeAttr>(attr.getValue());
+      if (typeAttr && !mlir::LLVM::isCompatibleType(typeAttr.getValue())) {
+        op->emitError() << "'" << attr.getName().getValue()
+                        << "' has no LLVM IR type: " << typeAttr.getValue();
+        return mlir::WalkResult::interrupt();
+      }
+    }
+    return mlir::WalkResult::advance();
+  });
+  return mlir::failure(result.wasInterrupted());
+}
+
 void initializeTargets() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -468,6 +489,8 @@ StageResult spine::translateToLLVMIR(const std::string &text, bool lineInfo) {
     if (mlir::failed(pm.run(*module)))
       return failure("cannot attach debug scopes:\n" + diagnostics);
   }
+  if (mlir::failed(checkTypeAttributesTranslate(*module)))
+    return failure("cannot translate to LLVM IR:\n" + diagnostics);
   llvm::LLVMContext llvmCtx;
   std::unique_ptr<llvm::Module> llvmModule =
       mlir::translateModuleToLLVMIR(*module, llvmCtx);
