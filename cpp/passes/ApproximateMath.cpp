@@ -28,6 +28,14 @@ namespace mlir::spine {
 
 namespace {
 
+/// x clamped to [lo, hi] with NaN kept (unordered compares): on x86 each
+/// select is one vmaxps/vminps.
+Value clampKeepingNaN(ElementwiseBuilder &e, Value x, Value lo, Value hi) {
+  using arith::CmpFPredicate;
+  x = e.select(e.cmpf(CmpFPredicate::UGE, x, lo), x, lo);
+  return e.select(e.cmpf(CmpFPredicate::ULE, x, hi), x, hi);
+}
+
 /// f32 exp2(x) as 2^n * 2^f, n = roundeven(x) and f = x - n (exact, |f| <=
 /// 1/2). Adding 1.5 * 2^23 rounds x to n (no rounding op) and leaves n in the
 /// sum's low bits (no float-to-int conversion); 2^f is a degree-6 polynomial
@@ -49,12 +57,9 @@ struct Exp2F32 : OpRewritePattern<math::Exp2Op> {
     ElementwiseBuilder e(rewriter, op.getLoc(), type);
     Type f32 = rewriter.getF32Type(), i32 = rewriter.getI32Type();
     auto c = [&](double v) { return e.f(f32, v); };
-    using arith::CmpFPredicate;
-    // Below -151 every result is 0, from 129 on infinity; unordered
-    // compares keep NaN (and p is NaN, whatever its exponent).
-    Value x = op.getOperand();
-    x = e.select(e.cmpf(CmpFPredicate::UGE, x, c(-151)), x, c(-151));
-    x = e.select(e.cmpf(CmpFPredicate::ULE, x, c(129)), x, c(129));
+    // Below -151 every result is 0, from 129 on infinity; NaN stays (and p
+    // is NaN, whatever its exponent).
+    Value x = clampKeepingNaN(e, op.getOperand(), c(-151), c(129));
     const double shifter = 0x1.8p23;
     Value t = e.add(x, c(shifter));
     Value f = e.sub(x, e.sub(t, c(shifter)));
@@ -99,15 +104,11 @@ struct ExpF32 : OpRewritePattern<math::ExpOp> {
     ElementwiseBuilder e(rewriter, op.getLoc(), type);
     Type f32 = rewriter.getF32Type(), i32 = rewriter.getI32Type();
     auto c = [&](double v) { return e.f(f32, v); };
-    using arith::CmpFPredicate;
-    // select(x >= lo or unordered, x, lo): one vmaxps on x86, NaN kept.
-    Value x = op.getOperand();
-    x = e.select(e.cmpf(CmpFPredicate::UGE, x, c(-87.8)), x, c(-87.8));
-    x = e.select(e.cmpf(CmpFPredicate::ULE, x, c(88.8)), x, c(88.8));
+    Value x = clampKeepingNaN(e, op.getOperand(), c(-87.8), c(88.8));
     const double shifter = 0x1.8p23 + 127;
     Value t = e.fma(x, c(M_LOG2E), c(shifter));
     // A NaN t takes the bound; r is NaN all the same.
-    t = e.select(e.cmpf(CmpFPredicate::OLT, t, c(shifter + 127)), t,
+    t = e.select(e.cmpf(arith::CmpFPredicate::OLT, t, c(shifter + 127)), t,
                  c(shifter + 127));
     Value n = e.sub(t, c(shifter));
     Value r = e.fma(n, c(-0.693359375), x); // exact: n * 0.693359375 is

@@ -1,5 +1,4 @@
-//===- HoistStoreAddresses.cpp - store addresses known before loads
-//--------===//
+//===- HoistStoreAddresses.cpp - store addresses known before loads ------===//
 //
 // A load of a block may be read in place (a view of memory, LoadViews.h)
 // even when a store follows it, if at run time the store's addresses prove

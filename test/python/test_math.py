@@ -153,23 +153,31 @@ def _trig_arguments():
     return torch.cat([(spread * signs), near_multiples, -near_multiples, special]).float()
 
 
+def _floats_from(top, count, first=0):
+    """The `count` fp32 values `first`, `first + 1`, ... steps below `top`, one ulp apart."""
+    bits = torch.tensor(top, dtype=torch.float32).view(torch.int32)
+    return (bits - torch.arange(first, first + count, dtype=torch.int32)).view(torch.float32)
+
+
+def _against_fp64(fn, x):
+    """spine-triton's fp32 `fn` of x, and the fp64 function of x rounded to fp32."""
+    out = torch.empty_like(x)
+    unary_kernel[(triton.cdiv(x.numel(), 4096),)](x, out, x.numel(), FN=fn, BLOCK=4096)
+    return out, getattr(torch, fn)(x.double()).float()
+
+
 def test_exp_within_one_ulp_where_normal():
     # Every result from the smallest normal to the largest finite value: a dense grid (one point per
     # ~2e-5), the last thousand floats below the overflow threshold, and random points.
     g = torch.Generator().manual_seed(4)
-    top = torch.tensor(88.72283, dtype=torch.float32).view(torch.int32)
-    near_overflow = (top - torch.arange(1000, dtype=torch.int32)).view(torch.float32)
     x = torch.cat(
         [
             torch.linspace(-87.33, 88.72, 8_000_000),
-            near_overflow,
+            _floats_from(88.72283, 1000),
             torch.rand(100_000, generator=g) * 176 - 87.33,
         ]
     )
-    n = x.numel()
-    out = torch.empty_like(x)
-    unary_kernel[(triton.cdiv(n, 4096),)](x, out, n, FN="exp", BLOCK=4096)
-    expected = torch.exp(x.double()).float()
+    out, expected = _against_fp64("exp", x)
     assert expected.isfinite().all() and (expected >= 2**-126).all()
     ulps = _ulps(out, expected)
     assert ulps.max().item() <= 1, (x[ulps.argmax()].item(), out[ulps.argmax()].item())
@@ -179,21 +187,17 @@ def test_exp2_within_one_ulp_including_subnormal_results():
     # Every result of fp32 exp2: a dense grid over (-150, 128) (one point per ~3.5e-5, so the
     # subnormal results of [-150, -126] too), the last floats below 128, the integers (exact).
     g = torch.Generator().manual_seed(5)
-    top = torch.tensor(128.0, dtype=torch.float32).view(torch.int32)
-    near_overflow = (top - torch.arange(1, 1001, dtype=torch.int32)).view(torch.float32)
     integers = torch.arange(-149, 128, dtype=torch.float32)
     x = torch.cat(
         [
             torch.linspace(-149.99, 127.99, 8_000_000),
-            near_overflow,
+            _floats_from(128.0, 1000, first=1),
             integers,
             torch.rand(100_000, generator=g) * 200 - 100,
         ]
     )
     n = x.numel()
-    out = torch.empty_like(x)
-    unary_kernel[(triton.cdiv(n, 4096),)](x, out, n, FN="exp2", BLOCK=4096)
-    expected = torch.exp2(x.double()).float()
+    out, expected = _against_fp64("exp2", x)
     ulps = _ulps(out, expected)
     assert ulps.max().item() <= 1, (x[ulps.argmax()].item(), out[ulps.argmax()].item())
     tail = slice(n - integers.numel() - 100_000, n - 100_000)
