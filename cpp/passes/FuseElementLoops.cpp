@@ -96,7 +96,10 @@ std::optional<SmallVector<Access>> getElementLoopAccesses(scf::ForOp loop) {
 }
 
 /// The memory effects of an op between two loops, as accesses; nullopt if
-/// it has regions or touches memory otherwise than by a memref load/store.
+/// it has regions or touches memory otherwise than by a memref load, store or
+/// copy. A stack buffer's alloca touches nothing: a reduction's seed is often
+/// one (filled, then copied into its accumulator) between it and the loop
+/// computing its operands.
 std::optional<SmallVector<Access>> getAccessesBetween(Operation *op) {
   if (op->getNumRegions() != 0)
     return std::nullopt;
@@ -106,6 +109,11 @@ std::optional<SmallVector<Access>> getAccessesBetween(Operation *op) {
   if (auto store = dyn_cast<memref::StoreOp>(op))
     return SmallVector<Access>{
         {op, true, store.getMemRef(), store.getIndices()}};
+  if (auto copy = dyn_cast<memref::CopyOp>(op))
+    return SmallVector<Access>{{op, false, copy.getSource(), ValueRange()},
+                               {op, true, copy.getTarget(), ValueRange()}};
+  if (isa<memref::AllocaOp>(op))
+    return SmallVector<Access>{};
   if (isMemoryEffectFree(op))
     return SmallVector<Access>{};
   return std::nullopt;

@@ -249,3 +249,87 @@ func.func @ops_between(%in: memref<64xf32>) -> (f32, f32) {
   %o = memref.load %out[%c5] : memref<64xf32>
   return %fifth, %o : f32, f32
 }
+
+// -----
+
+// A reduction's seed made between the loops (a stack buffer filled with the
+// neutral element, copied into the accumulator: bufferization's form of one
+// linalg.fill shared by two reductions) moves above the first loop, and the
+// sum merges into the loop computing its operands; the block between them is
+// no longer written.
+// CHECK-LABEL: func.func @seed_between
+// CHECK: %[[SEED:.*]] = memref.alloca() {{.*}}: memref<f32>
+// CHECK-NEXT: memref.store %{{.*}}, %[[SEED]][]
+// CHECK-NEXT: %[[ACC:.*]] = memref.alloca() {{.*}}: memref<f32>
+// CHECK-NEXT: memref.copy %[[SEED]], %[[ACC]]
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: %[[X:.*]] = memref.load %{{.*}}[%{{.*}}] : memref<64xf32>
+// CHECK-NEXT: %[[Y:.*]] = arith.addf %[[X]]
+// CHECK-NEXT: %[[S:.*]] = memref.load %[[ACC]][]
+// CHECK-NEXT: arith.addf %[[S]], %[[Y]]
+// CHECK-NEXT: memref.store %{{.*}}, %[[ACC]][]
+// CHECK-NEXT: }
+// CHECK-NOT: scf.for
+// CHECK: return
+func.func @seed_between(%in: memref<64xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %nzero = arith.constant -0.0 : f32
+  %block = memref.alloca() {alignment = 64 : i64} : memref<64xf32>
+  scf.for %i = %c0 to %c64 step %c1 {
+    %x = memref.load %in[%i] : memref<64xf32>
+    %y = arith.addf %x, %zero : f32
+    memref.store %y, %block[%i] : memref<64xf32>
+  }
+  %seed = memref.alloca() {alignment = 64 : i64} : memref<f32>
+  memref.store %nzero, %seed[] : memref<f32>
+  %acc = memref.alloca() {alignment = 64 : i64} : memref<f32>
+  memref.copy %seed, %acc : memref<f32> to memref<f32>
+  scf.for %i = %c0 to %c64 step %c1 {
+    %x = memref.load %block[%i] : memref<64xf32>
+    %s = memref.load %acc[] : memref<f32>
+    %t = arith.addf %s, %x fastmath<reassoc> : f32
+    memref.store %t, %acc[] : memref<f32>
+  }
+  %r = memref.load %acc[] : memref<f32>
+  return %r : f32
+}
+
+// -----
+
+// A copy between the loops that reads the block the first writes and writes
+// a buffer the second reads can move neither above nor below: the loops stay
+// apart, and nothing between them moves.
+// CHECK-LABEL: func.func @copy_between
+// CHECK: scf.for
+// CHECK: memref.copy %[[BLOCK:.*]], %arg1 :
+// CHECK-NEXT: memref.copy %[[BLOCK]], %[[SNAPSHOT:.*]] :
+// CHECK-NEXT: scf.for
+// CHECK: memref.load %[[SNAPSHOT]]
+func.func @copy_between(%in: memref<64xf32>, %out: memref<64xf32>) -> f32 {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c63 = arith.constant 63 : index
+  %c64 = arith.constant 64 : index
+  %block = memref.alloca() : memref<64xf32>
+  %snapshot = memref.alloca() : memref<64xf32>
+  scf.for %i = %c0 to %c64 step %c1 {
+    %x = memref.load %in[%i] : memref<64xf32>
+    memref.store %x, %block[%i] : memref<64xf32>
+  }
+  %acc = memref.alloca() : memref<f32>
+  memref.copy %block, %out : memref<64xf32> to memref<64xf32>
+  memref.copy %block, %snapshot : memref<64xf32> to memref<64xf32>
+  scf.for %i = %c0 to %c64 step %c1 {
+    %x = memref.load %block[%i] : memref<64xf32>
+    %y = memref.load %snapshot[%c63] : memref<64xf32>
+    %s = memref.load %acc[] : memref<f32>
+    %t = arith.addf %s, %x : f32
+    %u = arith.addf %t, %y : f32
+    memref.store %u, %acc[] : memref<f32>
+  }
+  %r = memref.load %acc[] : memref<f32>
+  return %r : f32
+}
