@@ -36,6 +36,10 @@ def PeelConstantAccumulators
     tt.dot gets its first iteration peeled into an scf.if on the loop's own
     condition, with the constant in place of the iter_arg. The first
     `acc + x` then folds the constant instead of filling a buffer with it.
+    When tt.reduce ops in the loop's block are the only readers of its
+    results, the peeled iteration is versioned on whether the rest of the
+    loop runs, and the reductions move into each version: a one-trip loop's
+    block is reduced where it is computed, never kept in a buffer.
   }];
   let dependentDialects = ["arith::ArithDialect", "scf::SCFDialect"];
 }

@@ -2,7 +2,9 @@
 
 The compiler runs such a loop's first iteration with the constant itself, under the loop's own
 condition, then the rest of the loop from the next step (cpp/passes/PeelConstantAccumulators.cpp);
-the block then lives in a stack buffer reused by every program and every outer iteration. These
+the block then lives in a stack buffer reused by every program and every outer iteration. Where
+only reductions read the block (row_stats_kernel), each of zero, one and more trips has its own
+version, and the one-trip version reduces its block without keeping it. These
 kernels run those loops zero, one and many times, from run-time bounds, nested in persistent
 loops, with several accumulators and constants other than zero; results are compared with torch.
 """
