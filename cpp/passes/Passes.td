@@ -206,6 +206,20 @@ def FuseElementwiseOps : Pass<"spine-fuse-elementwise-ops"> {
                            "tensor::TensorDialect"];
 }
 
+def VersionLaneBounds : Pass<"spine-version-lane-bounds", "func::FuncOp"> {
+  let summary = "Version element loops on their index compares holding throughout";
+  let description = [{
+    On the loops convert-linalg-to-loops makes, after spine-fuse-element-loops.
+    An innermost scf.for with constant bounds that compares its induction
+    variable (index_cast to an integer) with a value defined outside it, and
+    uses such a compare other than as an scf.if condition (a tl.where on
+    `cols < N`), gets an scf.if: when every such compare holds at the first
+    and last iteration, a copy of the loop with the compares replaced by
+    true and the selects on them by their first value; else the loop.
+  }];
+  let dependentDialects = ["arith::ArithDialect", "scf::SCFDialect"];
+}
+
 def FuseElementLoops : Pass<"spine-fuse-element-loops", "func::FuncOp"> {
   let summary = "Merge a loop into the loop before it that writes what it reads";
   let description = [{

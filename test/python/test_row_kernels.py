@@ -2,7 +2,8 @@
 spine-fuse-element-loops merges the walks that pass values through a tile buffer and
 spine-schedule-tile-prefetches moves the next rows' prefetches into the exponentials: results
 against torch for rows narrower and wider than the block, several rows per program, one and two
-threads; the code's shape (no library copy calls, the moved prefetches)."""
+threads; the code's shape (no library copy calls, the moved prefetches); tl.where on the column
+index, whose walks spine-version-lane-bounds versions."""
 
 import importlib.util
 import re
@@ -12,6 +13,7 @@ from pathlib import Path
 import pytest
 import torch
 import triton
+import triton.language as tl
 
 # The suite's kernels (Triton's tutorials 02 and 05, as bench/kernels.py measures them).
 BENCH = Path(__file__).resolve().parents[2] / "bench"
@@ -91,3 +93,24 @@ def test_layer_norm_rows(n, block, threads):
     torch.testing.assert_close(
         rstd, 1 / torch.sqrt(x.var(dim=1, unbiased=False) + 1e-5), rtol=1e-4, atol=1e-5
     )
+
+
+@triton.jit
+def index_window_kernel(X, Y, lo, hi, BLOCK: tl.constexpr):
+    # tl.where on the column index against run-time bounds on both sides, as layer norm's
+    # `tl.where(cols < N, x - mean, 0.0)`: spine-version-lane-bounds gives the walk a copy without
+    # the compares for when both hold on every column.
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(X + cols)
+    inside = (cols >= lo) & (cols < hi)
+    tl.store(Y + cols, tl.where(inside, x * 2.0, -1.0))
+
+
+@pytest.mark.parametrize("lo, hi", [(0, 256), (-5, 1000), (0, 255), (1, 256), (100, 120), (7, 3)])
+def test_where_on_index_bounds(lo, hi):
+    x = torch.randn(256)
+    y = torch.empty_like(x)
+    index_window_kernel[(1,)](x, y, lo, hi, BLOCK=256)
+    cols = torch.arange(256)
+    expected = torch.where((cols >= lo) & (cols < hi), x * 2.0, -1.0)
+    torch.testing.assert_close(y, expected, rtol=0, atol=0)
