@@ -62,6 +62,20 @@ bool worthPeeling(scf::ForOp loop) {
   return !walk.wasInterrupted();
 }
 
+/// Clones `loop`'s body at `b` for its first iteration (lb, with the
+/// constants for the iter_args) and returns what that iteration yields.
+SmallVector<Value> cloneFirstIteration(OpBuilder &b, scf::ForOp loop) {
+  IRMapping map;
+  map.map(loop.getInductionVar(), loop.getLowerBound());
+  map.map(loop.getRegionIterArgs(), loop.getInitArgs());
+  for (Operation &op : loop.getBody()->without_terminator())
+    b.clone(op, map);
+  SmallVector<Value> firsts;
+  for (Value v : loop.getBody()->getTerminator()->getOperands())
+    firsts.push_back(map.lookupOrDefault(v));
+  return firsts;
+}
+
 /// Rewrites `results = for iv = lb to ub step s iter_args(inits)` into
 ///
 ///   results = if (lb < ub) {
@@ -86,14 +100,7 @@ void peelFirstIteration(scf::ForOp loop) {
   scf::YieldOp::create(b, loc, loop.getInitArgs());
 
   b.setInsertionPointToStart(peeled.thenBlock());
-  IRMapping map;
-  map.map(loop.getInductionVar(), lb);
-  map.map(loop.getRegionIterArgs(), loop.getInitArgs());
-  for (Operation &op : loop.getBody()->without_terminator())
-    b.clone(op, map);
-  SmallVector<Value> firsts;
-  for (Value v : loop.getBody()->getTerminator()->getOperands())
-    firsts.push_back(map.lookupOrDefault(v));
+  SmallVector<Value> firsts = cloneFirstIteration(b, loop);
   Value second = arith::AddIOp::create(b, loc, lb, loop.getStep());
   loop->moveBefore(peeled.thenBlock(), peeled.thenBlock()->end());
   loop.getInitArgsMutable().assign(firsts);
@@ -166,22 +173,11 @@ void peelAndVersion(scf::ForOp loop, ArrayRef<triton::ReduceOp> reductions) {
   auto inner = scf::IfOp::create(b, loc, types, more, /*withElseRegion=*/true);
   scf::YieldOp::create(b, loc, inner.getResults());
 
-  auto cloneFirstIteration = [&]() {
-    IRMapping map;
-    map.map(loop.getInductionVar(), lb);
-    map.map(loop.getRegionIterArgs(), loop.getInitArgs());
-    for (Operation &op : loop.getBody()->without_terminator())
-      b.clone(op, map);
-    SmallVector<Value> firsts;
-    for (Value v : loop.getBody()->getTerminator()->getOperands())
-      firsts.push_back(map.lookupOrDefault(v));
-    return firsts;
-  };
   b.setInsertionPointToStart(inner.elseBlock());
-  yieldReductions(b, loc, loop, reductions, cloneFirstIteration());
+  yieldReductions(b, loc, loop, reductions, cloneFirstIteration(b, loop));
 
   b.setInsertionPointToStart(inner.thenBlock());
-  SmallVector<Value> firsts = cloneFirstIteration();
+  SmallVector<Value> firsts = cloneFirstIteration(b, loop);
   loop->moveBefore(inner.thenBlock(), inner.thenBlock()->end());
   loop.getInitArgsMutable().assign(firsts);
   loop.setLowerBound(second);

@@ -11,8 +11,9 @@
 // each such compare holds at the loop's first and last iteration, and so at
 // every iteration in between, a copy of the loop runs with the compares
 // replaced by `true`, folded (a select on one keeps its first value);
-// otherwise the loop as it was. Layer norm's variance walk (tutorial 05):
-// 1.10-1.20 -> 0.97-1.02 cycles per element in cache without its select.
+// otherwise the loop as it was. Tutorial 05's layer norm, whose variance
+// walk has such a select: 1.03-1.14 -> 0.94-0.98 cycles per element in cache
+// (docs/benchmarks.md, session 12).
 //
 //===----------------------------------------------------------------------===//
 
