@@ -146,3 +146,36 @@ def test_branch_results_in_and_across_iterations(n):
         t = x[k] * 2.0 if k % 2 == 0 else x[k] - 1.0
         expected = expected + t if k % 3 == 0 else expected * 0.5 - t
     torch.testing.assert_close(out, expected)
+
+
+@triton.jit
+def _argmax_combine(v1, i1, v2, i2):
+    # The larger value; the smaller index among equal ones (torch.argmax's choice).
+    take_first = (v1 > v2) | ((v1 == v2) & (i1 < i2))
+    return tl.where(take_first, v1, v2), tl.where(take_first, i1, i2)
+
+
+@triton.jit
+def running_argmax_kernel(X, Out, stride, N, BLOCK: tl.constexpr):
+    # Two blocks carried together (each column slot's best value and its index), read only by one
+    # reduction of both: the one-trip version reduces the first block's pair as it is made.
+    row = tl.program_id(0)
+    best = tl.full([BLOCK], float("-inf"), dtype=tl.float32)
+    where = tl.zeros([BLOCK], dtype=tl.int32)
+    for off in range(0, N, BLOCK):
+        cols = off + tl.arange(0, BLOCK)
+        x = tl.load(X + row * stride + cols, mask=cols < N, other=float("-inf"))
+        better = x > best
+        best = tl.where(better, x, best)
+        where = tl.where(better, cols, where)
+    _, index = tl.reduce((best, where), 0, _argmax_combine)
+    tl.store(Out + row, index)
+
+
+@pytest.mark.parametrize("n", [1, 100, 128, 300, 1000])
+def test_running_argmax_over_blocks(n):
+    rows = 7
+    x = torch.randn(rows, n)
+    out = torch.full((rows,), -1, dtype=torch.int32)
+    running_argmax_kernel[(rows,)](x, out, x.stride(0), n, BLOCK=128)
+    torch.testing.assert_close(out, x.argmax(1).int())
