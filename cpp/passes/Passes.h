@@ -59,6 +59,11 @@ struct SpineTritonPipelineOptions
       llvm::cl::desc("Fold the lanes of float min/max reductions by halving "
                      "the vector with shuffles (x86; RVV has vfredmax)"),
       llvm::cl::init(false)};
+  Option<bool> avx512Scalef{
+      *this, "avx512-scalef",
+      llvm::cl::desc("f32 exp and exp2 scale by 2^n with vscalefps (x86 "
+                     "AVX512F and AVX512VL)"),
+      llvm::cl::init(false)};
   Option<uint64_t> streamingStoreBytes{
       *this, "streaming-store-bytes",
       llvm::cl::desc("Loops whose accesses over a launch reach this many "

@@ -300,8 +300,14 @@ def ApproximateMath : Pass<"spine-approximate-math"> {
     arguments beyond 2^36 (f32) or 2^19 (f64), infinities and NaN, so the
     pass runs before SCF is lowered.
   }];
-  let dependentDialects = ["arith::ArithDialect", "math::MathDialect",
-                           "scf::SCFDialect", "vector::VectorDialect"];
+  let dependentDialects = ["arith::ArithDialect", "LLVM::LLVMDialect",
+                           "math::MathDialect", "scf::SCFDialect",
+                           "vector::VectorDialect"];
+  let options = [
+    Option<"avx512Scalef", "avx512-scalef", "bool", /*default=*/"false",
+           "f32 exp and exp2 scale by 2^n with AVX-512's vscalefps (x86 "
+           "AVX512F and VL), on 4, 8 and 16 lanes and scalars">
+  ];
 }
 
 def AddKernelEntry : Pass<"spine-add-kernel-entry", "ModuleOp"> {

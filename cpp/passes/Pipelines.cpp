@@ -152,7 +152,9 @@ void buildSpineTritonPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createScheduleTilePrefetches());
   }
   // Before SCF is lowered: sin and cos branch to libm for huge arguments.
-  pm.addPass(createApproximateMath());
+  ApproximateMathOptions math;
+  math.avx512Scalef = options.avx512Scalef;
+  pm.addPass(createApproximateMath(math));
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createSCFToControlFlowPass());

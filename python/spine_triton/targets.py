@@ -184,6 +184,13 @@ def has_bf16_dot_product(target: Target) -> bool:
     return target.machine == "x86_64" and "+avx512bf16" in target.features.split(",")
 
 
+def has_avx512_scalef(target: Target) -> bool:
+    """Whether the target scales floats by powers of two in one instruction on 128-, 256- and
+    512-bit vectors (x86 AVX512F and AVX512VL's vscalefps), which f32 exp and exp2 then use."""
+    features = target.features.split(",")
+    return target.machine == "x86_64" and "+avx512f" in features and "+avx512vl" in features
+
+
 def streaming_store_bytes(target: Target, requested: int = -1) -> int:
     """How many bytes a loop's accesses over one launch must reach for its stores to stream past
     the caches (spine-vectorize-element-loops' streaming-store-bytes) on x86-64, whose movnt

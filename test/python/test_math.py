@@ -123,6 +123,28 @@ def test_exp_is_not_a_libm_call():
     torch.testing.assert_close(out, torch.exp(x), rtol=1e-5, atol=1e-6)
 
 
+def _host_scales_by_vscalefps():
+    from spine_triton import targets
+
+    return targets.has_avx512_scalef(targets.host())
+
+
+def test_exp_and_exp2_scale_with_vscalefps_on_avx512():
+    # On x86 with AVX512F/VL, 2^n is applied by one vscalefps per vector: no exponent-field
+    # arithmetic (vpslld) and no capped n (the degree-6 polynomial needs r within ln2/2).
+    x = torch.rand(4096) * 20 - 10
+    for fn in ("exp", "exp2"):
+        out = torch.empty_like(x)
+        compiled = unary_kernel[(1,)](x, out, 4096, FN=fn, BLOCK=4096)
+        asm = compiled.asm["asm"]
+        if _host_scales_by_vscalefps():
+            assert re.search(r"vscalefps\s+%zmm", asm), fn
+            assert "vpslld" not in asm, fn
+        else:
+            assert "vscalefps" not in asm, fn
+        torch.testing.assert_close(out, getattr(torch, fn)(x), rtol=1e-6, atol=0)
+
+
 def _ulps(actual, expected):
     """Distance in units in the last place of fp32 or fp64 tensors (0 for equal values, NaN with NaN,
     and +-0)."""
@@ -181,6 +203,26 @@ def test_exp_within_one_ulp_where_normal():
     assert expected.isfinite().all() and (expected >= 2**-126).all()
     ulps = _ulps(out, expected)
     assert ulps.max().item() <= 1, (x[ulps.argmax()].item(), out[ulps.argmax()].item())
+
+
+def test_exp_within_one_ulp_including_subnormal_results_with_vscalefps():
+    # Where vscalefps applies 2^n (x86 AVX-512), subnormal results are rounded, not flushed: every
+    # result of [-104, -87.33] (a grid, one point per ~4e-6, and the floats around 2^-126), and the
+    # first results that round to zero. Elsewhere they may flush (test_exp_special_values).
+    x = torch.cat(
+        [
+            torch.linspace(-103.97, -87.33, 4_000_000),
+            _floats_from(-87.33654, 1000, first=-500),
+            torch.tensor([-103.98, -104.0, -110.0]),
+        ]
+    )
+    out, expected = _against_fp64("exp", x)
+    ulps = _ulps(out, expected)
+    if _host_scales_by_vscalefps():
+        assert ulps.max().item() <= 1, (x[ulps.argmax()].item(), out[ulps.argmax()].item())
+        assert (out[-3:] == 0).all()
+    else:
+        assert ((out - expected).abs() < 2**-126).all()
 
 
 def test_exp2_within_one_ulp_including_subnormal_results():

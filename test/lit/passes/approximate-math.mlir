@@ -1,4 +1,5 @@
 // RUN: spine-triton-opt --spine-approximate-math %s | FileCheck %s
+// RUN: spine-triton-opt --spine-approximate-math=avx512-scalef=1 %s | FileCheck %s --check-prefix=SCALEF
 
 // f32 exp: x clamped keeping NaN (unordered compares), n rounded by adding
 // 1.5 * 2^23 + 127 (0x4B40007F), capped at 127, r = x - n * ln2 in two fmas,
@@ -203,4 +204,51 @@ func.func @pow_f32(%x: vector<8xf32>, %y: vector<8xf32>) -> vector<8xf32> {
 func.func @pow_f64(%x: f64, %y: f64) -> f64 {
   %0 = math.powf %x, %y : f64
   return %0 : f64
+}
+
+// With avx512-scalef (x86 AVX512F/VL), exp rounds n without capping it and
+// applies 2^n by vscalefps: x clamped to [-104, 89] keeping NaN, r within
+// ln2/2 so a degree-6 polynomial (6 fmas), no exponent-field arithmetic.
+// SCALEF-LABEL: func.func @exp_f32_scalef(
+// SCALEF-DAG: %[[SHIFTER:.*]] = arith.constant dense<0x4B400000> : vector<16xf32>
+// SCALEF-DAG: %[[LO:.*]] = arith.constant dense<-1.040000e+02> : vector<16xf32>
+// SCALEF-DAG: %[[HI:.*]] = arith.constant dense<8.900000e+01> : vector<16xf32>
+// SCALEF-DAG: %[[ALL:.*]] = arith.constant -1 : i16
+// SCALEF-DAG: %[[CURRENT:.*]] = arith.constant 4 : i32
+// SCALEF: arith.cmpf uge, %{{.*}}, %[[LO]]
+// SCALEF: arith.cmpf ule, %{{.*}}, %[[HI]]
+// SCALEF: %[[X:.*]] = arith.select
+// SCALEF: %[[T:.*]] = math.fma %[[X]], %{{.*}}, %[[SHIFTER]]
+// SCALEF: %[[N:.*]] = arith.subf %[[T]], %[[SHIFTER]]
+// SCALEF: %[[R0:.*]] = math.fma %[[N]], %{{.*}}, %[[X]]
+// SCALEF: %[[R:.*]] = math.fma %[[N]], %{{.*}}, %[[R0]]
+// SCALEF-COUNT-5: math.fma %{{.*}}, %[[R]], %{{.*}}
+// SCALEF: %[[P:.*]] = math.fma %{{.*}}, %[[R]], %{{.*}}
+// SCALEF-NEXT: %[[Y:.*]] = llvm.call_intrinsic "llvm.x86.avx512.mask.scalef.ps.512"(%[[P]], %[[N]], %[[P]], %[[ALL]], %[[CURRENT]]) : (vector<16xf32>, vector<16xf32>, vector<16xf32>, i16, i32) -> vector<16xf32>
+// SCALEF-NEXT: return %[[Y]]
+// SCALEF-NOT: arith.shli
+func.func @exp_f32_scalef(%x: vector<16xf32>) -> vector<16xf32> {
+  %0 = math.exp %x : vector<16xf32>
+  return %0 : vector<16xf32>
+}
+
+// Wider vectors (the vectorizer's unrolled strips) are scaled in 16-lane
+// pieces; 8 lanes take the 256-bit form; a scalar goes through 4 lanes; a
+// vector no form divides keeps the exponent-field expansion.
+// SCALEF-LABEL: func.func @exp2_f32_scalef_shapes(
+// SCALEF-COUNT-2: llvm.call_intrinsic "llvm.x86.avx512.mask.scalef.ps.512"({{.*}}) : (vector<16xf32>, vector<16xf32>, vector<16xf32>, i16, i32) -> vector<16xf32>
+// SCALEF: llvm.call_intrinsic "llvm.x86.avx512.mask.scalef.ps.256"({{.*}}) : (vector<8xf32>, vector<8xf32>, vector<8xf32>, i8) -> vector<8xf32>
+// SCALEF: vector.broadcast %{{.*}} : f32 to vector<4xf32>
+// SCALEF: llvm.call_intrinsic "llvm.x86.avx512.mask.scalef.ps.128"({{.*}}) : (vector<4xf32>, vector<4xf32>, vector<4xf32>, i8) -> vector<4xf32>
+// SCALEF: vector.extract %{{.*}}[0] : f32 from vector<4xf32>
+// SCALEF-NOT: llvm.call_intrinsic
+// SCALEF: arith.shli %{{.*}} : vector<3xi32>
+// SCALEF: return
+func.func @exp2_f32_scalef_shapes(%a: vector<32xf32>, %b: vector<8xf32>, %c: f32, %d: vector<3xf32>)
+    -> (vector<32xf32>, vector<8xf32>, f32, vector<3xf32>) {
+  %0 = math.exp2 %a : vector<32xf32>
+  %1 = math.exp2 %b : vector<8xf32>
+  %2 = math.exp2 %c : f32
+  %3 = math.exp2 %d : vector<3xf32>
+  return %0, %1, %2, %3 : vector<32xf32>, vector<8xf32>, f32, vector<3xf32>
 }
