@@ -59,6 +59,12 @@ struct SpineTritonPipelineOptions
       llvm::cl::desc("Fold the lanes of float min/max reductions by halving "
                      "the vector with shuffles (x86; RVV has vfredmax)"),
       llvm::cl::init(false)};
+  Option<bool> selectMinMax{
+      *this, "select-min-max",
+      llvm::cl::desc("Vector min/max is a compare and select, not IEEE "
+                     "maxNum (x86 vmaxps): float maxnum/minnum reductions "
+                     "accumulate with it and a guard for all-NaN lanes"),
+      llvm::cl::init(false)};
   Option<bool> avx512Scalef{
       *this, "avx512-scalef",
       llvm::cl::desc("f32 exp and exp2 scale by 2^n with vscalefps (x86 "

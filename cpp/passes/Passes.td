@@ -174,7 +174,9 @@ def VectorizeElementLoops
     accesses over the launch reach that many bytes are non-temporal when
     aligned (decided at run time), and a fence follows the loop. With
     shuffle-reductions set, float min/max reductions fold their lanes by
-    halving the vector rather than one lane at a time.
+    halving the vector rather than one lane at a time. With select-min-max
+    set, maxnum/minnum reductions accumulate by compare and select (one x86
+    vmaxps/vminps) plus a guard accumulator for lanes that saw only NaN.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"256",
@@ -187,6 +189,10 @@ def VectorizeElementLoops
            /*default=*/"false",
            "Fold the lanes of float min/max reductions by halving the "
            "vector with shuffles (x86; RVV has vfredmax/vfredmin)">,
+    Option<"selectMinMax", "select-min-max", "bool", /*default=*/"false",
+           "The target's vector min/max is a compare and select that "
+           "returns the second operand for NaN (x86 vmaxps), not IEEE "
+           "maxNum (RVV vfmax)">,
   ];
   let dependentDialects = ["vector::VectorDialect", "scf::SCFDialect",
                            "arith::ArithDialect", "LLVM::LLVMDialect"];

@@ -101,6 +101,27 @@ struct Reduction {
   vector::CombiningKind kind;
 };
 
+/// Whether `r` accumulates by compare and select plus a guard: with
+/// `selectMinMax`, the target's vector min/max is a compare and select
+/// (x86 vmaxps returns its second operand when either is NaN), where a
+/// maxnum step is three ops (max, NaN test of the accumulator, blend).
+/// `x > acc ? x : acc` from -inf is one vmaxps and skips NaN elements; a
+/// guard `x < g ? x : g` from +inf stays +inf, with acc at -inf, only in a
+/// lane that saw nothing but NaN, whose maxnum is NaN. Two ops a strip.
+bool isGuardedMinMax(const Reduction &r, bool selectMinMax) {
+  return selectMinMax && (r.kind == vector::CombiningKind::MAXNUMF ||
+                          r.kind == vector::CombiningKind::MINNUMF);
+}
+
+/// Where a guarded reduction's accumulator (or, with `guard`, its guard)
+/// starts: -inf (+inf) for maxnum, the reverse for minnum.
+TypedAttr guardedStart(const Reduction &r, bool guard) {
+  auto type = cast<FloatType>(r.load.getType());
+  bool negative = (r.kind == vector::CombiningKind::MAXNUMF) != guard;
+  return FloatAttr::get(type,
+                        APFloat::getInf(type.getFloatSemantics(), negative));
+}
+
 /// The vector.reduction kind of `op` when lanes may combine in any order:
 /// integer ops and float min/max always, float add/mul only with reassoc.
 std::optional<vector::CombiningKind> reductionKind(Operation *op) {
@@ -378,16 +399,23 @@ public:
   /// whole-register stores to aligned addresses then bypass the caches.
   Widener(OpBuilder &b, Location loc, const LoopAnalysis &analysis,
           const Contiguity &contiguity, int64_t lanes, Value streaming,
-          int64_t registerBytes)
+          int64_t registerBytes, bool selectMinMax)
       : b(b), loc(loc), analysis(analysis), contiguity(contiguity),
-        lanes(lanes), streaming(streaming), registerBytes(registerBytes) {}
+        lanes(lanes), streaming(streaming), registerBytes(registerBytes),
+        selectMinMax(selectMinMax) {}
 
   /// Widens one strip; `accumulators` are the strip loop's iter_args, one
-  /// per reduction. Returns the partial results to yield.
+  /// per reduction, then one per guarded reduction (isGuardedMinMax) for
+  /// its guard. Returns the partial results to yield, in the same order.
   SmallVector<Value> run(scf::ForOp loop, Value stripIv,
                          ValueRange accumulators) {
-    for (auto [r, acc] : llvm::zip(analysis.getReductions(), accumulators))
+    ArrayRef<Reduction> reductions = analysis.getReductions();
+    unsigned nextGuard = reductions.size();
+    for (auto [r, acc] : llvm::zip(reductions, accumulators)) {
       vectors[r.load.getResult()] = acc;
+      if (isGuardedMinMax(r, selectMinMax))
+        guards[r.combine] = {r.load.getResult(), accumulators[nextGuard++]};
+    }
     Value oldIv = loop.getInductionVar();
     scalars.map(oldIv, stripIv);
     this->stripIv = stripIv;
@@ -444,8 +472,11 @@ public:
         b, loc, vector::BroadcastOp::create(b, loc, indexVec, stripIv), steps);
     widenBlock(loop.getBody(), /*mask=*/Value());
     SmallVector<Value> partials;
-    for (const Reduction &r : analysis.getReductions())
+    for (const Reduction &r : reductions)
       partials.push_back(vectors.lookup(r.combine->getResult(0)));
+    for (const Reduction &r : reductions)
+      if (isGuardedMinMax(r, selectMinMax))
+        partials.push_back(guards.lookup(r.combine).updated);
     return partials;
   }
 
@@ -935,12 +966,43 @@ private:
       b.clone(*op, scalars);
       return;
     }
+    if (auto guard = guards.find(op); guard != guards.end()) {
+      widenGuardedMinMax(op, guard->second);
+      return;
+    }
     SmallVector<Value> operands;
     for (Value operand : op->getOperands())
       operands.push_back(vec(operand));
     OperationState state(loc, op->getName(), operands,
                          vectorOf(op->getResult(0).getType()), op->getAttrs());
     vectors[op->getResult(0)] = b.create(state)->getResult(0);
+  }
+
+  /// A guarded reduction's scalar accumulator (the load in the loop) and its
+  /// guard: the strip's iter_arg, then the updated vector.
+  struct Guard {
+    Value accumulator;
+    Value updated;
+  };
+
+  /// A guarded reduction's step (isGuardedMinMax): the accumulator takes x
+  /// where x is beyond it, the guard where x is short of it.
+  void widenGuardedMinMax(Operation *combine, Guard &guard) {
+    using arith::CmpFPredicate;
+    bool max = isa<arith::MaxNumFOp>(combine);
+    Value x = combine->getOperand(0) == guard.accumulator
+                  ? combine->getOperand(1)
+                  : combine->getOperand(0);
+    auto pick = [&](CmpFPredicate beyond, Value x, Value acc) -> Value {
+      Value take = arith::CmpFOp::create(b, loc, beyond, x, acc);
+      return arith::SelectOp::create(b, loc, take, x, acc);
+    };
+    Value xs = vec(x);
+    vectors[combine->getResult(0)] =
+        pick(max ? CmpFPredicate::OGT : CmpFPredicate::OLT, xs,
+             vec(guard.accumulator));
+    guard.updated =
+        pick(max ? CmpFPredicate::OLT : CmpFPredicate::OGT, xs, guard.updated);
   }
 
   OpBuilder &b;
@@ -950,6 +1012,9 @@ private:
   int64_t lanes;
   Value streaming;
   int64_t registerBytes;
+  bool selectMinMax;
+  /// Guarded reductions by their combining op.
+  DenseMap<Operation *, Guard> guards;
   /// The strip's first iteration, and the first iteration of the loop.
   Value stripIv, loopStart;
   IRMapping scalars;
@@ -1163,14 +1228,21 @@ struct VectorizeElementLoopsPass
 
     OpBuilder b(loop);
     Location loc = loop.getLoc();
-    SmallVector<Value> inits;
-    for (const Reduction &r : analysis.getReductions()) {
-      Type type = r.load.getType();
-      inits.push_back(arith::ConstantOp::create(
+    ArrayRef<Reduction> reductions = analysis.getReductions();
+    auto splat = [&](TypedAttr value) -> Value {
+      return arith::ConstantOp::create(
           b, loc,
-          DenseElementsAttr::get(VectorType::get({lanes}, type),
-                                 getNeutralElement(r.kind, type))));
-    }
+          DenseElementsAttr::get(VectorType::get({lanes}, value.getType()),
+                                 value));
+    };
+    SmallVector<Value> inits;
+    for (const Reduction &r : reductions)
+      inits.push_back(splat(isGuardedMinMax(r, selectMinMax)
+                                ? guardedStart(r, /*guard=*/false)
+                                : getNeutralElement(r.kind, r.load.getType())));
+    for (const Reduction &r : reductions)
+      if (isGuardedMinMax(r, selectMinMax))
+        inits.push_back(splat(guardedStart(r, /*guard=*/true)));
     Contiguity contiguity = findContiguity(b, loop, analysis, *lb, *ub);
     if (outermost)
       streaming = streamingCondition(b, loop, trips);
@@ -1184,7 +1256,7 @@ struct VectorizeElementLoopsPass
       b.setInsertionPointToStart(strip.getBody());
       SmallVector<Value> partials =
           Widener(b, loc, analysis, contiguity, lanes, streaming,
-                  vectorBits / 8)
+                  vectorBits / 8, selectMinMax)
               .run(loop, strip.getInductionVar(), strip.getRegionIterArgs());
       Block *body = strip.getBody();
       if (!body->empty() && isa<scf::YieldOp>(body->back()))
@@ -1232,8 +1304,26 @@ struct VectorizeElementLoopsPass
 
     // Each reduction folds its lanes into the buffer element once.
     b.setInsertionPointAfter(stripLoops);
-    for (auto [r, partial] :
-         llvm::zip(analysis.getReductions(), stripLoops->getResults())) {
+    unsigned nextGuard = reductions.size();
+    for (auto [r, result] : llvm::zip(reductions, stripLoops->getResults())) {
+      Value partial = result;
+      if (isGuardedMinMax(r, selectMinMax)) {
+        // NaN in the lanes that saw only NaN, as maxnum/minnum has them.
+        Value guard = stripLoops->getResult(nextGuard++);
+        auto at = [&](Value v, bool guard) -> Value {
+          return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, v,
+                                       splat(guardedStart(r, guard)));
+        };
+        Value accAtStart = at(partial, false);
+        Value guardAtStart = at(guard, true);
+        Value onlyNaN = arith::AndIOp::create(b, loc, accAtStart, guardAtStart);
+        auto type = cast<FloatType>(r.load.getType());
+        partial = arith::SelectOp::create(
+            b, loc, onlyNaN,
+            splat(FloatAttr::get(type,
+                                 APFloat::getQNaN(type.getFloatSemantics()))),
+            partial);
+      }
       Value acc = memref::LoadOp::create(b, loc, r.load.getMemRef(),
                                          r.load.getIndices());
       auto fastmath = dyn_cast<arith::ArithFastMathInterface>(r.combine);

@@ -340,13 +340,14 @@ class CPUBackend(BaseBackend):
         streaming = targets.streaming_store_bytes(self.cpu_target, options.streaming_store_bytes)
         bf16_dot = int(bits > 0 and targets.has_bf16_dot_product(self.cpu_target))
         scalef = int(targets.has_avx512_scalef(self.cpu_target))
-        # x86 shuffles what RVV has instructions for (strided loads, vfredmax).
+        # x86 shuffles what RVV has instructions for (strided loads, vfredmax), and its vmaxps is
+        # a compare and select where RVV's vfmax is IEEE maxNum.
         shuffle = int(self.cpu_target.machine == "x86_64")
         pipeline = (
             "builtin.module(spine-triton-pipeline{"
             f"vector-bits={bits} vector-registers={registers} streaming-store-bytes={streaming} "
             f"bf16-dot-product={bf16_dot} shuffle-transposes={shuffle} shuffle-reductions={shuffle} "
-            f"avx512-scalef={scalef}"
+            f"select-min-max={shuffle} avx512-scalef={scalef}"
             "})"
         )
         return _run(metadata["name"], "llmlir", _C.run_pipeline, src, pipeline)

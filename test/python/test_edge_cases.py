@@ -321,6 +321,37 @@ def test_reductions_with_nan_and_inf(dtype, n):
     assert torch.equal(sm.isinf(), infinite) and torch.equal(sm[infinite].double(), expected[infinite])
 
 
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("n", [1024, 1000])
+def test_max_min_where_whole_lanes_are_nan(dtype, n):
+    # Vector strips give each lane every 8th, 16th, 64th... element. Rows whose NaNs fill whole
+    # lanes (every 8th element from a few offsets), leave one number, or leave only -inf or +inf:
+    # the NaN-only lanes drop out, a row of NaN only is NaN.
+    rows = []
+    for stride, offsets in ((8, (0,)), (16, (3, 11)), (64, (63,))):
+        row = torch.linspace(-5, 5, n)
+        for k in offsets:
+            row[k::stride] = NAN
+        rows.append(row)
+    for kept in (0, n // 2 + 1, n - 1):
+        for value in (7.0, -INF, INF, -0.0):
+            row = torch.full((n,), NAN)
+            row[kept] = value
+            rows.append(row)
+    row = torch.full((n,), -INF)
+    row[::2] = NAN
+    rows.append(row)
+    rows.append(torch.full((n,), NAN))
+    x = torch.stack(rows).to(dtype)
+    block = triton.next_power_of_2(n)
+    mx, mn, pmx, pmn, sm = (torch.empty(len(rows), dtype=dtype) for _ in range(5))
+    reduce_rows_kernel[(len(rows),)](x, mx, mn, pmx, pmn, sm, n, BLOCK=block)
+    exact = {"rtol": 0, "atol": 0, "equal_nan": True}
+    torch.testing.assert_close(mx, nan_skipping(padded(x, block, -INF), torch.amax, 1), **exact)
+    torch.testing.assert_close(mn, nan_skipping(padded(x, block, INF), torch.amin, 1), **exact)
+    torch.testing.assert_close(pmx, x.max(dim=1).values, **exact)
+
+
 def test_2d_reductions_with_nan_and_inf_on_both_axes():
     M, N = 16, 32
     x = torch.randn(M, N)
