@@ -53,9 +53,9 @@ int64_t scalefLanes(Type type) {
 
 /// p * 2^n for f32 `p` and integral `n` by AVX-512's vscalefps: exact
 /// scaling, overflow to infinity and gradual underflow, no exponent-field
-/// arithmetic. Wider vectors (the vectorizer's unrolled strips) are scaled
-/// in 16-lane pieces, which LLVM's type splitting makes free. `p`'s type
-/// must have scalefLanes.
+/// arithmetic. Wider vectors (the vectorizer's strips of several registers)
+/// are scaled in pieces of scalefLanes, which LLVM's type splitting makes
+/// free. `p`'s type must have scalefLanes.
 Value scaleByPowerOfTwo(OpBuilder &b, Location loc, Value p, Value n) {
   Type type = p.getType();
   int64_t lanes = scalefLanes(type);

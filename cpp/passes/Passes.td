@@ -312,7 +312,8 @@ def ApproximateMath : Pass<"spine-approximate-math"> {
   let options = [
     Option<"avx512Scalef", "avx512-scalef", "bool", /*default=*/"false",
            "f32 exp and exp2 scale by 2^n with AVX-512's vscalefps (x86 "
-           "AVX512F and VL), on 4, 8 and 16 lanes and scalars">
+           "AVX512F and VL), on vectors of a multiple of 4 lanes and on "
+           "scalars">
   ];
 }
 

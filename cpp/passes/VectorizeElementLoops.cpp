@@ -107,10 +107,14 @@ struct Reduction {
 /// maxnum step is three ops (max, NaN test of the accumulator, blend).
 /// `x > acc ? x : acc` from -inf is one vmaxps and skips NaN elements; a
 /// guard `x < g ? x : g` from +inf stays +inf, with acc at -inf, only in a
-/// lane that saw nothing but NaN, whose maxnum is NaN. Two ops a strip.
+/// lane that saw nothing but NaN, whose maxnum is NaN. Two ops per vector.
+/// Only for types with infinities (fp8 is bytes by then).
 bool isGuardedMinMax(const Reduction &r, bool selectMinMax) {
-  return selectMinMax && (r.kind == vector::CombiningKind::MAXNUMF ||
-                          r.kind == vector::CombiningKind::MINNUMF);
+  auto type = dyn_cast<FloatType>(r.load.getType());
+  return selectMinMax && type &&
+         APFloat::semanticsHasInf(type.getFloatSemantics()) &&
+         (r.kind == vector::CombiningKind::MAXNUMF ||
+          r.kind == vector::CombiningKind::MINNUMF);
 }
 
 /// Where a guarded reduction's accumulator (or, with `guard`, its guard)
