@@ -42,10 +42,9 @@ namespace mlir::spine {
 
 namespace {
 
-/// Prefetch into L2 (llvm.prefetch locality 2): L1 is busy with the
-/// micro-kernel's accumulators and B panel, or the computing loop's tiles,
-/// until the copy runs.
-constexpr int32_t kL2Locality = 2;
+// Prefetches go into L2 (kL2Locality): L1 is busy with the micro-kernel's
+// accumulators and B panel, or the computing loop's tiles, until the copy
+// runs.
 
 /// The trip count of a loop with constant bounds and positive step.
 std::optional<int64_t> constantTrips(scf::ForOp loop) {

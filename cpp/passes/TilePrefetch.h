@@ -12,12 +12,18 @@
 
 #include "llvm/ADT/StringRef.h"
 
+#include <cstdint>
+
 namespace mlir::spine {
 
 /// Unit attribute of an llvm.intr.prefetch of what a tile loop reads in the
 /// next iteration of the loop around it.
 constexpr llvm::StringLiteral kNextIterationPrefetch =
     "spine.next_iteration_prefetch";
+
+/// llvm.intr.prefetch's locality for L2: what the prefetches issued during
+/// computing loops use, L1 being busy with those loops' own data.
+constexpr int32_t kL2Locality = 2;
 
 /// Unit attribute of the scf.for over MR-row blocks of a matmul micro-kernel.
 constexpr llvm::StringLiteral kMicroKernelRows = "spine.micro_kernel_rows";

@@ -95,6 +95,22 @@ def test_layer_norm_rows(n, block, threads):
     )
 
 
+def test_layer_norm_prefetches_the_next_programs_row():
+    # One row per program: the loops that reduce the row also prefetch, into L2 (locality 2), the
+    # row of pid_x + 1 (the launcher's next program on the thread), behind a check that it exists.
+    M, n = 5, 4096
+    x, w, b = torch.randn(M, n), torch.randn(n), torch.randn(n)
+    y = torch.empty_like(x)
+    mean, rstd = torch.empty(M), torch.empty(M)
+    compiled = layer_norm_kernel[(M,)](x, y, w, b, mean, rstd, x.stride(0), n, 1e-5, BLOCK_SIZE=n)
+    torch.testing.assert_close(y, torch.nn.functional.layer_norm(x, (n,), w, b, 1e-5), rtol=1e-4, atol=1e-4)
+    llmlir = compiled.asm["llmlir"]
+    assert re.search(
+        r'"?llvm\.intr\.prefetch"?\(%[^)]*\) <\{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32\}>', llmlir
+    )
+    assert re.search(r"prefetcht1\s", compiled.asm["asm"])
+
+
 @triton.jit
 def index_window_kernel(X, Y, lo, hi, BLOCK: tl.constexpr):
     # tl.where on the column index against run-time bounds on both sides, as layer norm's

@@ -1,0 +1,114 @@
+// RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-element-loops{vector-bits=512}))' %s | FileCheck %s
+
+// A kernel (public, with the six program-id arguments) whose loop reduces a
+// view of its row: the launcher runs pid_x + 1 next on this thread, so each
+// strip also prefetches, into L2 (hint 2), the same lines of that program's
+// row (the view's descriptor recomputed with pid_x + 1), when that program
+// exists. No loop over tiles is around the loop, so nothing else guards it.
+// CHECK-LABEL: func.func @row_sum(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: i64, %{{[a-z0-9]+}}: memref<f32>, %[[PID:[a-z0-9]+]]: i32, %{{[a-z0-9]+}}: i32, %{{[a-z0-9]+}}: i32, %[[NX:[a-z0-9]+]]: i32
+// CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK: %[[NEXT:.*]] = arith.addi %[[PID]], %{{.*}} : i32
+// CHECK: %[[EXISTS:.*]] = arith.cmpi slt, %[[NEXT]], %[[NX]] : i32
+// CHECK: %[[ROW:.*]] = arith.extsi %[[NEXT]] : i32 to i64
+// CHECK: %[[OFFSET:.*]] = arith.muli %[[ROW]], %{{.*}} : i64
+// CHECK: arith.addi %[[X]], %[[OFFSET]] : i64
+// CHECK: %[[AT:.*]] = arith.index_cast %[[I]] : index to i64
+// CHECK: %[[LINE:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+// CHECK: scf.if %[[EXISTS]] {
+// CHECK-NEXT: "llvm.intr.prefetch"(%[[LINE]]) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}>
+// CHECK-COUNT-3: "llvm.intr.prefetch"({{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}>
+// CHECK-NOT: llvm.intr.prefetch
+// CHECK: vector.load %{{.*}}[%[[I]]] : memref<1024xf32>, vector<64xf32>
+// CHECK: return
+
+func.func @row_sum(%x: i64, %sum: memref<f32>, %pid: i32, %pidy: i32, %pidz: i32, %nx: i32, %ny: i32, %nz: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1024 = arith.constant 1024 : index
+  %c4096_i64 = arith.constant 4096 : i64
+  %c1_i64 = arith.constant 1 : i64
+  %c1024_i64 = arith.constant 1024 : i64
+  %c0_i64 = arith.constant 0 : i64
+  %poison = llvm.mlir.poison : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+  %row = arith.extsi %pid : i32 to i64
+  %offset = arith.muli %row, %c4096_i64 : i64
+  %address = arith.addi %x, %offset : i64
+  %ptr = llvm.inttoptr %address : i64 to !llvm.ptr
+  %d0 = llvm.insertvalue %ptr, %poison[0] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+  %d1 = llvm.insertvalue %ptr, %d0[1] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+  %d2 = llvm.insertvalue %c0_i64, %d1[2] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+  %d3 = llvm.insertvalue %c1024_i64, %d2[3, 0] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+  %d4 = llvm.insertvalue %c1_i64, %d3[4, 0] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+  %view = builtin.unrealized_conversion_cast %d4 : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> to memref<1024xf32>
+  scf.for %i = %c0 to %c1024 step %c1 {
+    %v = memref.load %view[%i] : memref<1024xf32>
+    %a = memref.load %sum[] : memref<f32>
+    %s = arith.addf %a, %v fastmath<reassoc> : f32
+    memref.store %s, %sum[] : memref<f32>
+  }
+  return
+}
+
+// A loop that does not reduce (a row copied), and a private function (no
+// launcher runs it over a grid): no next-program prefetch.
+// CHECK-LABEL: func.func @row_copy(
+// CHECK-NOT: llvm.intr.prefetch
+// CHECK: return
+// CHECK-LABEL: func.func private @row_sum_helper(
+// CHECK-NOT: llvm.intr.prefetch
+// CHECK: return
+
+func.func @row_copy(%x: i64, %out: memref<1024xf32>, %pid: i32, %pidy: i32, %pidz: i32, %nx: i32, %ny: i32, %nz: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1024 = arith.constant 1024 : index
+  %c4096_i64 = arith.constant 4096 : i64
+  %c1_i64 = arith.constant 1 : i64
+  %c1024_i64 = arith.constant 1024 : i64
+  %c0_i64 = arith.constant 0 : i64
+  %poison = llvm.mlir.poison : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+  %row = arith.extsi %pid : i32 to i64
+  %offset = arith.muli %row, %c4096_i64 : i64
+  %address = arith.addi %x, %offset : i64
+  %ptr = llvm.inttoptr %address : i64 to !llvm.ptr
+  %d0 = llvm.insertvalue %ptr, %poison[0] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+  %d1 = llvm.insertvalue %ptr, %d0[1] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+  %d2 = llvm.insertvalue %c0_i64, %d1[2] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+  %d3 = llvm.insertvalue %c1024_i64, %d2[3, 0] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+  %d4 = llvm.insertvalue %c1_i64, %d3[4, 0] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+  %view = builtin.unrealized_conversion_cast %d4 : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> to memref<1024xf32>
+  scf.for %i = %c0 to %c1024 step %c1 {
+    %v = memref.load %view[%i] : memref<1024xf32>
+    memref.store %v, %out[%i] : memref<1024xf32>
+  }
+  return
+}
+
+func.func private @row_sum_helper(%x: i64, %sum: memref<f32>, %pid: i32, %pidy: i32, %pidz: i32, %nx: i32, %ny: i32, %nz: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1024 = arith.constant 1024 : index
+  %c4096_i64 = arith.constant 4096 : i64
+  %c1_i64 = arith.constant 1 : i64
+  %c1024_i64 = arith.constant 1024 : i64
+  %c0_i64 = arith.constant 0 : i64
+  %poison = llvm.mlir.poison : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+  %row = arith.extsi %pid : i32 to i64
+  %offset = arith.muli %row, %c4096_i64 : i64
+  %address = arith.addi %x, %offset : i64
+  %ptr = llvm.inttoptr %address : i64 to !llvm.ptr
+  %d0 = llvm.insertvalue %ptr, %poison[0] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+  %d1 = llvm.insertvalue %ptr, %d0[1] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+  %d2 = llvm.insertvalue %c0_i64, %d1[2] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+  %d3 = llvm.insertvalue %c1024_i64, %d2[3, 0] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+  %d4 = llvm.insertvalue %c1_i64, %d3[4, 0] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+  %view = builtin.unrealized_conversion_cast %d4 : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> to memref<1024xf32>
+  scf.for %i = %c0 to %c1024 step %c1 {
+    %v = memref.load %view[%i] : memref<1024xf32>
+    %a = memref.load %sum[] : memref<f32>
+    %s = arith.addf %a, %v fastmath<reassoc> : f32
+    memref.store %s, %sum[] : memref<f32>
+  }
+  return
+}
