@@ -166,8 +166,8 @@ int main(int argc, char **argv) {
       {"softmax   + the row after in walk 3", 1,
        NEXT_IN_WALK2_AFTER_NEXT_IN_WALK3},
       {"softmax   no prefetch", 1, NONE},
-      {"layernorm no prefetch (spine-triton's)", 0, NONE},
-      {"layernorm next row in walk 2", 0, NEXT_IN_WALK2},
+      {"layernorm no prefetch", 0, NONE},
+      {"layernorm next row in walk 2 (spine-triton's)", 0, NEXT_IN_WALK2},
   };
   enum { CASES = sizeof cases / sizeof cases[0] };
   double seconds[CASES][CALLS];
