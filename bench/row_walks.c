@@ -167,7 +167,7 @@ int main(int argc, char **argv) {
        NEXT_IN_WALK2_AFTER_NEXT_IN_WALK3},
       {"softmax   no prefetch", 1, NONE},
       {"layernorm no prefetch", 0, NONE},
-      {"layernorm next row in walk 2 (spine-triton's)", 0, NEXT_IN_WALK2},
+      {"layernorm next row in walk 2", 0, NEXT_IN_WALK2},
   };
   enum { CASES = sizeof cases / sizeof cases[0] };
   double seconds[CASES][CALLS];
