@@ -60,8 +60,8 @@ constexpr int64_t maxLanes = 64;
 /// The line size of the caches prefetches fill (x86-64 cores, SpacemiT's
 /// X60).
 constexpr int64_t kCacheLineBytes = 64;
-/// Bytes the next-iteration prefetches of a loop look ahead at least, and
-/// at most how many iterations of the loop over tiles.
+/// Bytes the next-iteration (or next-program) prefetches of a loop look
+/// ahead at least, and at most how many iterations (programs) ahead.
 constexpr int64_t kPrefetchLookaheadBytes = 4096;
 constexpr int64_t kMaxPrefetchDistance = 8;
 /// Vector registers per strip in a loop that reduces.
@@ -403,10 +403,10 @@ public:
   /// whole-register stores to aligned addresses then bypass the caches.
   Widener(OpBuilder &b, Location loc, const LoopAnalysis &analysis,
           const Contiguity &contiguity, int64_t lanes, Value streaming,
-          int64_t registerBytes, bool selectMinMax)
+          int64_t registerBytes, bool selectMinMax, int64_t programsAhead)
       : b(b), loc(loc), analysis(analysis), contiguity(contiguity),
         lanes(lanes), streaming(streaming), registerBytes(registerBytes),
-        selectMinMax(selectMinMax) {}
+        selectMinMax(selectMinMax), programsAhead(programsAhead) {}
 
   /// Widens one strip; `accumulators` are the strip loop's iter_args, one
   /// per reduction, then one per guarded reduction (isGuardedMinMax) for
@@ -676,14 +676,17 @@ private:
   }
 
   /// In a loop that reduces over views of kernel memory (layer norm's sums
-  /// over its row), the program the launcher runs next on this thread
-  /// (pid_x + 1, same pid_y and pid_z: it walks pid_x in order over
-  /// contiguous chunks) reads the same elements of its own views. Where no
+  /// over its row), the programs the launcher runs next on this thread
+  /// (pid_x + 1, ..., same pid_y and pid_z: it walks pid_x in order over
+  /// contiguous chunks) read the same elements of their own views. Where no
   /// loop over tiles has a next iteration to prefetch (a row that fits one
   /// block), the strips prefetch those into L2 instead: the next row
   /// arrives while this one is reduced and written, not when the next
-  /// program starts reading it. Layer norm 4096 x 4096, 2 threads, beyond
-  /// the cache: 24.5-28.7 -> 31.3-38.9 GB/s (+27-36%).
+  /// program starts reading it. As many programs ahead as the loop's reads
+  /// take to cover kPrefetchLookaheadBytes (two for rows of 512 floats).
+  /// Layer norm beyond the cache, 2 threads: 4096 x 4096 24.7-28.0 ->
+  /// 32.0-40.6 GB/s; 4096 x 512, one program ahead against two, 24.9 /
+  /// 26.1 -> 31.7 / 31.0.
   void setUpNextProgram(scf::ForOp loop) {
     auto func = loop->getParentOfType<func::FuncOp>();
     if (!func || !func.isPublic() || func.getNumArguments() < kNumProgramIdArgs)
@@ -693,7 +696,8 @@ private:
     if (!pid.getType().isInteger(32) || !programs.getType().isInteger(32))
       return;
     Value next = arith::AddIOp::create(
-        b, loc, pid, arith::ConstantIntOp::create(b, loc, b.getI32Type(), 1));
+        b, loc, pid,
+        arith::ConstantIntOp::create(b, loc, b.getI32Type(), programsAhead));
     IRMapping map;
     map.map(pid, next);
     nextProgram.emplace(b, func, std::move(map));
@@ -1090,6 +1094,8 @@ private:
   Value streaming;
   int64_t registerBytes;
   bool selectMinMax;
+  /// How many programs ahead setUpNextProgram prefetches.
+  int64_t programsAhead;
   /// Guarded reductions by their combining op.
   DenseMap<Operation *, Guard> guards;
   /// The strip's first iteration, and the first iteration of the loop.
@@ -1100,8 +1106,8 @@ private:
   /// The same in the next iteration of the loop around the tile (see
   /// prefetchNext), if there is one.
   std::optional<IterationEvaluator> nextIteration;
-  /// The same for the next program on this thread (pid_x + 1), in a loop
-  /// that reduces (see prefetchNextProgram), and whether that program exists.
+  /// The same for a later program on this thread (pid_x + 1 or further),
+  /// in a loop that reduces (see setUpNextProgram), and whether it exists.
   std::optional<IterationEvaluator> nextProgram;
   Value nextProgramExists;
   /// Whether the loop around the tile makes the iteration nextIteration
@@ -1282,7 +1288,10 @@ struct VectorizeElementLoopsPass
 
   /// `streaming`: the condition the outermost call computed, for the
   /// narrower strips of the iterations left over.
-  void vectorize(scf::ForOp loop, Value streaming = {}, bool outermost = true) {
+  /// `programsAhead`: see setUpNextProgram; computed from the whole loop
+  /// (the leftover iterations' narrower strips keep it).
+  void vectorize(scf::ForOp loop, Value streaming = {}, bool outermost = true,
+                 int64_t programsAhead = 0) {
     if (loop.getNumResults() != 0 ||
         !loop.getInductionVar().getType().isIndex())
       return;
@@ -1306,6 +1315,14 @@ struct VectorizeElementLoopsPass
     while (lanes > trips)
       lanes /= 2;
     int64_t strips = trips / lanes;
+    if (outermost) {
+      // As many programs ahead as cover kPrefetchLookaheadBytes of this
+      // loop's reads (two for a row of 512 floats).
+      int64_t bytes = llvm::divideCeil(analysis.narrowestAccess(), 8) * trips;
+      programsAhead =
+          std::clamp<int64_t>(llvm::divideCeil(kPrefetchLookaheadBytes, bytes),
+                              1, kMaxPrefetchDistance);
+    }
 
     OpBuilder b(loop);
     Location loc = loop.getLoc();
@@ -1337,7 +1354,7 @@ struct VectorizeElementLoopsPass
       b.setInsertionPointToStart(strip.getBody());
       SmallVector<Value> partials =
           Widener(b, loc, analysis, contiguity, lanes, streaming,
-                  vectorBits / 8, selectMinMax)
+                  vectorBits / 8, selectMinMax, programsAhead)
               .run(loop, strip.getInductionVar(), strip.getRegionIterArgs());
       Block *body = strip.getBody();
       if (!body->empty() && isa<scf::YieldOp>(body->back()))
@@ -1425,7 +1442,7 @@ struct VectorizeElementLoopsPass
     // over 1023 elements, what a row's reduction after its first element
     // is, would otherwise end in 31 dependent scalar steps.
     loop.getLowerBoundMutable().assign(stripEnd);
-    vectorize(loop, streaming, /*outermost=*/false);
+    vectorize(loop, streaming, /*outermost=*/false, programsAhead);
   }
 };
 

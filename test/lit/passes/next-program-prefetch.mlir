@@ -4,11 +4,13 @@
 // view of its row: the launcher runs pid_x + 1 next on this thread, so each
 // strip also prefetches, into L2 (hint 2), the same lines of that program's
 // row (the view's descriptor recomputed with pid_x + 1), when that program
-// exists. No loop over tiles is around the loop, so nothing else guards it.
+// exists (a row of 4 KiB or more: one program ahead). No loop over tiles is
+// around the loop, so nothing else guards it.
 // CHECK-LABEL: func.func @row_sum(
 // CHECK-SAME: %[[X:[a-z0-9]+]]: i64, %{{[a-z0-9]+}}: memref<f32>, %[[PID:[a-z0-9]+]]: i32, %{{[a-z0-9]+}}: i32, %{{[a-z0-9]+}}: i32, %[[NX:[a-z0-9]+]]: i32
 // CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
-// CHECK: %[[NEXT:.*]] = arith.addi %[[PID]], %{{.*}} : i32
+// CHECK: %[[ONE:.*]] = arith.constant 1 : i32
+// CHECK: %[[NEXT:.*]] = arith.addi %[[PID]], %[[ONE]] : i32
 // CHECK: %[[EXISTS:.*]] = arith.cmpi slt, %[[NEXT]], %[[NX]] : i32
 // CHECK: %[[ROW:.*]] = arith.extsi %[[NEXT]] : i32 to i64
 // CHECK: %[[OFFSET:.*]] = arith.muli %[[ROW]], %{{.*}} : i64
@@ -43,6 +45,44 @@ func.func @row_sum(%x: i64, %sum: memref<f32>, %pid: i32, %pidy: i32, %pidz: i32
   %view = builtin.unrealized_conversion_cast %d4 : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> to memref<1024xf32>
   scf.for %i = %c0 to %c1024 step %c1 {
     %v = memref.load %view[%i] : memref<1024xf32>
+    %a = memref.load %sum[] : memref<f32>
+    %s = arith.addf %a, %v fastmath<reassoc> : f32
+    memref.store %s, %sum[] : memref<f32>
+  }
+  return
+}
+
+// A row of 256 floats (1 KiB): as many programs ahead as cover 4 KiB, four.
+// CHECK-LABEL: func.func @short_row_sum(
+// CHECK-SAME: %{{[a-z0-9]+}}: i64, %{{[a-z0-9]+}}: memref<f32>, %[[PID:[a-z0-9]+]]: i32, %{{[a-z0-9]+}}: i32, %{{[a-z0-9]+}}: i32, %[[NX:[a-z0-9]+]]: i32
+// CHECK: scf.for
+// CHECK: %[[FOUR:.*]] = arith.constant 4 : i32
+// CHECK: %[[AHEAD:.*]] = arith.addi %[[PID]], %[[FOUR]] : i32
+// CHECK: %[[EXISTS:.*]] = arith.cmpi slt, %[[AHEAD]], %[[NX]] : i32
+// CHECK: scf.if %[[EXISTS]] {
+// CHECK: "llvm.intr.prefetch"({{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}>
+
+func.func @short_row_sum(%x: i64, %sum: memref<f32>, %pid: i32, %pidy: i32, %pidz: i32, %nx: i32, %ny: i32, %nz: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1024 = arith.constant 256 : index
+  %c4096_i64 = arith.constant 4096 : i64
+  %c1_i64 = arith.constant 1 : i64
+  %c1024_i64 = arith.constant 256 : i64
+  %c0_i64 = arith.constant 0 : i64
+  %poison = llvm.mlir.poison : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+  %row = arith.extsi %pid : i32 to i64
+  %offset = arith.muli %row, %c4096_i64 : i64
+  %address = arith.addi %x, %offset : i64
+  %ptr = llvm.inttoptr %address : i64 to !llvm.ptr
+  %d0 = llvm.insertvalue %ptr, %poison[0] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+  %d1 = llvm.insertvalue %ptr, %d0[1] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+  %d2 = llvm.insertvalue %c0_i64, %d1[2] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+  %d3 = llvm.insertvalue %c1024_i64, %d2[3, 0] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+  %d4 = llvm.insertvalue %c1_i64, %d3[4, 0] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+  %view = builtin.unrealized_conversion_cast %d4 : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> to memref<256xf32>
+  scf.for %i = %c0 to %c1024 step %c1 {
+    %v = memref.load %view[%i] : memref<256xf32>
     %a = memref.load %sum[] : memref<f32>
     %s = arith.addf %a, %v fastmath<reassoc> : f32
     memref.store %s, %sum[] : memref<f32>
