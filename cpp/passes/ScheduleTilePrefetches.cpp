@@ -42,10 +42,6 @@ namespace mlir::spine {
 
 namespace {
 
-// Prefetches go into L2 (kL2Locality): L1 is busy with the micro-kernel's
-// accumulators and B panel, or the computing loop's tiles, until the copy
-// runs.
-
 /// The trip count of a loop with constant bounds and positive step.
 std::optional<int64_t> constantTrips(scf::ForOp loop) {
   std::optional<int64_t> lb = getConstantIntValue(loop.getLowerBound());

@@ -3,7 +3,8 @@
 // The attributes by which spine-schedule-tile-prefetches finds what the
 // earlier passes made: the prefetches of a tile's next iteration (from
 // spine-vectorize-element-loops) and the micro-kernel's loop over row blocks
-// (from spine-vectorize-matmul).
+// (from spine-vectorize-matmul); and the cache level both passes prefetch
+// into while a loop computes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,7 +23,9 @@ constexpr llvm::StringLiteral kNextIterationPrefetch =
     "spine.next_iteration_prefetch";
 
 /// llvm.intr.prefetch's locality for L2: what the prefetches issued during
-/// computing loops use, L1 being busy with those loops' own data.
+/// computing loops use, L1 being busy with those loops' own data (a
+/// micro-kernel's accumulators and B panel, a row's tiles) until the data
+/// prefetched is read.
 constexpr int32_t kL2Locality = 2;
 
 /// Unit attribute of the scf.for over MR-row blocks of a matmul micro-kernel.
