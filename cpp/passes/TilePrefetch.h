@@ -1,10 +1,10 @@
 //===- TilePrefetch.h - markers for scheduling tile prefetches --*- C++ -*-===//
 //
 // The attributes by which spine-schedule-tile-prefetches finds what the
-// earlier passes made: the prefetches of a tile's next iteration (from
-// spine-vectorize-element-loops) and the micro-kernel's loop over row blocks
-// (from spine-vectorize-matmul); and the cache level both passes prefetch
-// into while a loop computes.
+// earlier passes made: the prefetches of a tile's next iteration and of the
+// next program (from spine-vectorize-element-loops) and the micro-kernel's loop
+// over row blocks (from spine-vectorize-matmul); and the cache level both
+// passes prefetch into while a loop computes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +21,11 @@ namespace mlir::spine {
 /// next iteration of the loop around it.
 constexpr llvm::StringLiteral kNextIterationPrefetch =
     "spine.next_iteration_prefetch";
+
+/// Attribute of an llvm.intr.prefetch of what a loop reads in a later
+/// program on the same thread (pid_x + n): n, an i64.
+constexpr llvm::StringLiteral kNextProgramPrefetch =
+    "spine.next_program_prefetch";
 
 /// llvm.intr.prefetch's locality for L2: what the prefetches issued during
 /// computing loops use, L1 being busy with those loops' own data (a

@@ -719,10 +719,13 @@ private:
     if (stripBytes < kCacheLineBytes)
       when = arith::AndIOp::create(b, loc, when, firstStripOfLine(stripBytes));
     scf::IfOp::create(b, loc, when, [&](OpBuilder &b, Location loc) {
-      for (int64_t offset = 0; offset < stripBytes; offset += kCacheLineBytes)
-        LLVM::Prefetch::create(
+      for (int64_t offset = 0; offset < stripBytes; offset += kCacheLineBytes) {
+        auto prefetch = LLVM::Prefetch::create(
             b, loc, lineAt(b, loc, next, offset), b.getI32IntegerAttr(0),
             b.getI32IntegerAttr(kL2Locality), b.getI32IntegerAttr(1));
+        prefetch->setAttr(kNextProgramPrefetch,
+                          b.getI64IntegerAttr(programsAhead));
+      }
       scf::YieldOp::create(b, loc);
     });
   }

@@ -2,7 +2,8 @@
 spine-fuse-element-loops merges the walks that pass values through a tile buffer and
 spine-schedule-tile-prefetches moves the next rows' prefetches into the exponentials: results
 against torch for rows narrower and wider than the block, several rows per program, one and two
-threads; the code's shape (no library copy calls, the moved prefetches); tl.where on the column
+threads; the code's shape (no library copy calls, the moved prefetches, the store walk's prefetches
+of the program after next); tl.where on the column
 index, whose walks spine-version-lane-bounds versions."""
 
 import importlib.util
@@ -109,6 +110,50 @@ def test_layer_norm_prefetches_the_next_programs_row():
         r'"?llvm\.intr\.prefetch"?\(%[^)]*\) <\{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32\}>', llmlir
     )
     assert re.search(r"prefetcht1\s", compiled.asm["asm"])
+
+
+# An L2 prefetch as spine-vectorize-element-loops makes it for the next program (marked with how
+# many programs ahead), and one spine-schedule-tile-prefetches copied into the store walk (unmarked).
+NEXT_PROGRAM_PREFETCH = re.compile(
+    r'"?llvm\.intr\.prefetch"?\(%[^)]*\) <\{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32\}> '
+    r"\{spine\.next_program_prefetch = 1 : i64\}"
+)
+STORE_WALK_PREFETCH = re.compile(
+    r'"?llvm\.intr\.prefetch"?\(%[^)]*\) <\{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32\}> :'
+)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("M, n", [(5, 4096), (3, 8192), (4, 16384), (2, 4096), (1, 4096)])
+def test_layer_norm_store_walk_prefetches_the_program_after_next(M, n, threads):
+    # Rows of 4 KiB or more: the walk that writes the row also prefetches, into L2, the row of
+    # pid_x + 2, behind a check that it exists (the last two programs have none). 16384 floats
+    # keep their buffers on the heap, which the copy leaves out.
+    x, w, b = torch.randn(M, n), torch.randn(n), torch.randn(n)
+    y = torch.empty_like(x)
+    mean, rstd = torch.empty(M), torch.empty(M)
+    compiled = layer_norm_kernel[(M,)](
+        x, y, w, b, mean, rstd, x.stride(0), n, 1e-5, BLOCK_SIZE=n, num_threads=threads
+    )
+    torch.testing.assert_close(y, torch.nn.functional.layer_norm(x, (n,), w, b, 1e-5), rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(mean, x.mean(1), rtol=1e-4, atol=1e-5)
+    llmlir = compiled.asm["llmlir"]
+    assert NEXT_PROGRAM_PREFETCH.search(llmlir)
+    assert STORE_WALK_PREFETCH.search(llmlir)
+
+
+def test_layer_norm_short_rows_get_no_store_walk_prefetches():
+    # Rows under 4 KiB prefetch several programs ahead already (two for 512 floats): the store walk
+    # gets no copy.
+    M, n = 6, 512
+    x, w, b = torch.randn(M, n), torch.randn(n), torch.randn(n)
+    y = torch.empty_like(x)
+    mean, rstd = torch.empty(M), torch.empty(M)
+    compiled = layer_norm_kernel[(M,)](x, y, w, b, mean, rstd, x.stride(0), n, 1e-5, BLOCK_SIZE=n)
+    torch.testing.assert_close(y, torch.nn.functional.layer_norm(x, (n,), w, b, 1e-5), rtol=1e-4, atol=1e-4)
+    llmlir = compiled.asm["llmlir"]
+    assert re.search(r"spine\.next_program_prefetch = 2 : i64", llmlir)
+    assert not STORE_WALK_PREFETCH.search(llmlir)
 
 
 @triton.jit

@@ -4,7 +4,8 @@
 // view of its row: the launcher runs pid_x + 1 next on this thread, so each
 // strip also prefetches, into L2 (hint 2), the same lines of that program's
 // row (the view's descriptor recomputed with pid_x + 1), when that program
-// exists (a row of 4 KiB or more: one program ahead). No loop over tiles is
+// exists (a row of 4 KiB or more: one program ahead, which the prefetches'
+// attribute says for spine-schedule-tile-prefetches). No loop over tiles is
 // around the loop, so nothing else guards it.
 // CHECK-LABEL: func.func @row_sum(
 // CHECK-SAME: %[[X:[a-z0-9]+]]: i64, %{{[a-z0-9]+}}: memref<f32>, %[[PID:[a-z0-9]+]]: i32, %{{[a-z0-9]+}}: i32, %{{[a-z0-9]+}}: i32, %[[NX:[a-z0-9]+]]: i32
@@ -18,8 +19,8 @@
 // CHECK: %[[AT:.*]] = arith.index_cast %[[I]] : index to i64
 // CHECK: %[[LINE:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i8
 // CHECK: scf.if %[[EXISTS]] {
-// CHECK-NEXT: "llvm.intr.prefetch"(%[[LINE]]) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}>
-// CHECK-COUNT-3: "llvm.intr.prefetch"({{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}>
+// CHECK-NEXT: "llvm.intr.prefetch"(%[[LINE]]) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}> {spine.next_program_prefetch = 1 : i64}
+// CHECK-COUNT-3: "llvm.intr.prefetch"({{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}> {spine.next_program_prefetch = 1 : i64}
 // CHECK-NOT: llvm.intr.prefetch
 // CHECK: vector.load %{{.*}}[%[[I]]] : memref<1024xf32>, vector<64xf32>
 // CHECK: return
@@ -60,7 +61,7 @@ func.func @row_sum(%x: i64, %sum: memref<f32>, %pid: i32, %pidy: i32, %pidz: i32
 // CHECK: %[[AHEAD:.*]] = arith.addi %[[PID]], %[[FOUR]] : i32
 // CHECK: %[[EXISTS:.*]] = arith.cmpi slt, %[[AHEAD]], %[[NX]] : i32
 // CHECK: scf.if %[[EXISTS]] {
-// CHECK: "llvm.intr.prefetch"({{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}>
+// CHECK: "llvm.intr.prefetch"({{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}> {spine.next_program_prefetch = 4 : i64}
 
 func.func @short_row_sum(%x: i64, %sum: memref<f32>, %pid: i32, %pidy: i32, %pidz: i32, %nx: i32, %ny: i32, %nz: i32) {
   %c0 = arith.constant 0 : index

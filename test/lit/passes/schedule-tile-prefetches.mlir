@@ -308,3 +308,160 @@ func.func @exponentials_of_a_view(%in: i64, %view: memref<64xf32>, %rows: index)
   }
   return
 }
+
+// A program that reduces its row (pid_x's, 256 floats) into a buffer it
+// allocates, prefetching the next program's row (as
+// spine-vectorize-element-loops marks the prefetches: one program ahead),
+// then writes the row out. The store walk (16 steps of 16 lanes) takes a
+// copy of the reducing nest that prefetches pid_x + 2's row into L2, its 4
+// strips of 64 lanes shared out over the steps, without the loads, the
+// buffer's writes or its allocation; the reducing loop keeps its own.
+// CHECK-LABEL: func.func @row_then_store(
+// CHECK-SAME: %[[STRIDE:[^:]*]]: i64, %[[PID:[^:]*]]: i32, %{{[^:]*}}: i32, %{{[^:]*}}: i32, %[[PROGRAMS:[^:]*]]: i32
+// CHECK: scf.if
+// CHECK: memref.alloc
+// CHECK: scf.for
+// CHECK: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}> {spine.next_program_prefetch = 1 : i64}
+// CHECK: memref.dealloc
+// CHECK: %[[AFTER:.*]] = arith.addi %[[PID]], %c1_i32
+// CHECK: scf.for %[[J:.*]] = %c0 to %c256 step %c16 {
+// CHECK:   %[[SINCE:.*]] = arith.subi %[[J]], %c0
+// CHECK:   %[[STEP:.*]] = arith.divui %[[SINCE]], %c16
+// CHECK-NOT: memref.alloc
+// CHECK:   scf.if
+// Step s of 16 takes strips [ceil(4 s / 16), ceil(4 (s + 1) / 16)) of 4.
+// CHECK:     %[[SCALED:.*]] = arith.muli %[[STEP]], %c4
+// CHECK:     %[[ROUNDED:.*]] = arith.addi %[[SCALED]], %c15
+// CHECK:     %[[FIRST:.*]] = arith.divui %[[ROUNDED]], %c16
+// CHECK:     %[[OFFSET:.*]] = arith.muli %[[FIRST]], %c64
+// CHECK:     %[[BEGIN:.*]] = arith.addi %c0{{.*}}, %[[OFFSET]]
+// CHECK:     scf.for %{{.*}} = %[[BEGIN]] to %{{.*}} step %c64
+// CHECK-NOT:   llvm.load
+// CHECK-NOT:   vector.store
+// CHECK:       %[[NEXT:.*]] = arith.addi %[[AFTER]], %c1_i32
+// CHECK:       %[[EXISTS:.*]] = arith.cmpi slt, %[[NEXT]], %[[PROGRAMS]]
+// CHECK:       scf.if %[[EXISTS]] {
+// CHECK:         %[[ROW:.*]] = arith.extsi %[[NEXT]]
+// CHECK:         arith.muli %[[ROW]], %[[STRIDE]]
+// CHECK:         "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}> : (!llvm.ptr) -> ()
+// CHECK-NOT: memref.dealloc
+// CHECK:   llvm.load
+// CHECK:   llvm.store
+func.func @row_then_store(%x: i64, %y: i64, %stride: i64, %pid: i32, %pid_y: i32, %pid_z: i32, %programs: i32, %programs_y: i32, %programs_z: i32) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %c256 = arith.constant 256 : index
+  %c1_i32 = arith.constant 1 : i32
+  %c4_i64 = arith.constant 4 : i64
+  %true = arith.constant true
+  %zero = arith.constant dense<0.0> : vector<64xf32>
+  %p = llvm.inttoptr %x : i64 to !llvm.ptr
+  %q = llvm.inttoptr %y : i64 to !llvm.ptr
+  %row = arith.extsi %pid : i32 to i64
+  %row_elements = arith.muli %row, %stride : i64
+  scf.if %true {
+    %buf = memref.alloc() : memref<256xf32>
+    %sum = scf.for %i = %c0 to %c256 step %c64 iter_args(%acc = %zero) -> (vector<64xf32>) {
+      %i_i64 = arith.index_cast %i : index to i64
+      %el = arith.addi %row_elements, %i_i64 : i64
+      %bytes = arith.muli %el, %c4_i64 : i64
+      %src = llvm.getelementptr %p[%bytes] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+      %next = arith.addi %pid, %c1_i32 : i32
+      %exists = arith.cmpi slt, %next, %programs : i32
+      scf.if %exists {
+        %next_row = arith.extsi %next : i32 to i64
+        %next_elements = arith.muli %next_row, %stride : i64
+        %next_el = arith.addi %next_elements, %i_i64 : i64
+        %next_bytes = arith.muli %next_el, %c4_i64 : i64
+        %ahead = llvm.getelementptr %p[%next_bytes] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+        "llvm.intr.prefetch"(%ahead) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}> {spine.next_program_prefetch = 1 : i64} : (!llvm.ptr) -> ()
+      }
+      %v = llvm.load %src {alignment = 4 : i64} : !llvm.ptr -> vector<64xf32>
+      vector.store %v, %buf[%i] : memref<256xf32>, vector<64xf32>
+      %s = arith.addf %acc, %v : vector<64xf32>
+      scf.yield %s : vector<64xf32>
+    }
+    memref.dealloc %buf : memref<256xf32>
+  }
+  scf.for %j = %c0 to %c256 step %c16 {
+    %j_i64 = arith.index_cast %j : index to i64
+    %el = arith.addi %row_elements, %j_i64 : i64
+    %bytes = arith.muli %el, %c4_i64 : i64
+    %src = llvm.getelementptr %p[%bytes] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+    %dst = llvm.getelementptr %q[%bytes] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+    %v = llvm.load %src {alignment = 4 : i64} : !llvm.ptr -> vector<16xf32>
+    llvm.store %v, %dst {alignment = 4 : i64} : vector<16xf32>, !llvm.ptr
+  }
+  return
+}
+
+// Rows shorter than the lookahead prefetch several programs ahead already:
+// no copy.
+// CHECK-LABEL: func.func @short_rows
+// CHECK-COUNT-1: llvm.intr.prefetch
+// CHECK-NOT: llvm.intr.prefetch
+func.func @short_rows(%x: i64, %y: i64, %pid: i32, %pid_y: i32, %pid_z: i32, %programs: i32, %programs_y: i32, %programs_z: i32) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %c2_i32 = arith.constant 2 : i32
+  %c4_i64 = arith.constant 4 : i64
+  %c256_i64 = arith.constant 256 : i64
+  %zero = arith.constant dense<0.0> : vector<16xf32>
+  %p = llvm.inttoptr %x : i64 to !llvm.ptr
+  %q = llvm.inttoptr %y : i64 to !llvm.ptr
+  %sum = scf.for %i = %c0 to %c64 step %c16 iter_args(%acc = %zero) -> (vector<16xf32>) {
+    %next = arith.addi %pid, %c2_i32 : i32
+    %exists = arith.cmpi slt, %next, %programs : i32
+    scf.if %exists {
+      %next_row = arith.extsi %next : i32 to i64
+      %next_bytes = arith.muli %next_row, %c256_i64 : i64
+      %ahead = llvm.getelementptr %p[%next_bytes] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+      "llvm.intr.prefetch"(%ahead) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}> {spine.next_program_prefetch = 2 : i64} : (!llvm.ptr) -> ()
+    }
+    %v = llvm.load %p {alignment = 4 : i64} : !llvm.ptr -> vector<16xf32>
+    %s = arith.addf %acc, %v : vector<16xf32>
+    scf.yield %s : vector<16xf32>
+  }
+  scf.for %j = %c0 to %c64 step %c16 {
+    llvm.store %sum, %q {alignment = 4 : i64} : vector<16xf32>, !llvm.ptr
+  }
+  return
+}
+
+// In a loop over rows (a persistent program), next-program prefetches fire
+// in its last iteration only: no copy into the store walk.
+// CHECK-LABEL: func.func @rows_in_a_loop
+// CHECK-COUNT-1: llvm.intr.prefetch
+// CHECK-NOT: llvm.intr.prefetch
+func.func @rows_in_a_loop(%x: i64, %y: i64, %rows: index, %pid: i32, %pid_y: i32, %pid_z: i32, %programs: i32, %programs_y: i32, %programs_z: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %c1_i32 = arith.constant 1 : i32
+  %c4096_i64 = arith.constant 4096 : i64
+  %zero = arith.constant dense<0.0> : vector<16xf32>
+  %p = llvm.inttoptr %x : i64 to !llvm.ptr
+  %q = llvm.inttoptr %y : i64 to !llvm.ptr
+  scf.for %r = %c0 to %rows step %c1 {
+    %sum = scf.for %i = %c0 to %c64 step %c16 iter_args(%acc = %zero) -> (vector<16xf32>) {
+      %next = arith.addi %pid, %c1_i32 : i32
+      %exists = arith.cmpi slt, %next, %programs : i32
+      scf.if %exists {
+        %next_row = arith.extsi %next : i32 to i64
+        %next_bytes = arith.muli %next_row, %c4096_i64 : i64
+        %ahead = llvm.getelementptr %p[%next_bytes] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+        "llvm.intr.prefetch"(%ahead) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}> {spine.next_program_prefetch = 1 : i64} : (!llvm.ptr) -> ()
+      }
+      %v = llvm.load %p {alignment = 4 : i64} : !llvm.ptr -> vector<16xf32>
+      %s = arith.addf %acc, %v : vector<16xf32>
+      scf.yield %s : vector<16xf32>
+    }
+    scf.for %j = %c0 to %c64 step %c16 {
+      llvm.store %sum, %q {alignment = 4 : i64} : vector<16xf32>, !llvm.ptr
+    }
+  }
+  return
+}
