@@ -294,6 +294,17 @@ Value iterationNumber(OpBuilder &b, Location loc, scf::ForOp loop) {
                                 loop.getStep());
 }
 
+/// iterationNumber of `loop` at the start of its body, built into `number`
+/// the first time something asks.
+Value numberedOnce(OpBuilder &b, Location loc, scf::ForOp loop, Value &number) {
+  if (!number) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(loop.getBody());
+    number = iterationNumber(b, loc, loop);
+  }
+  return number;
+}
+
 struct ScheduleTilePrefetchesPass
     : impl::ScheduleTilePrefetchesBase<ScheduleTilePrefetchesPass> {
   using Base::Base;
@@ -353,12 +364,7 @@ struct ScheduleTilePrefetchesPass
     for (auto &[loop, ops] : computing) {
       Value number;
       auto stepNumber = [&](OpBuilder &b, Location loc) {
-        if (!number) {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(loop.getBody());
-          number = iterationNumber(b, loc, loop);
-        }
-        return number;
+        return numberedOnce(b, loc, loop, number);
       };
       schedule({loop.getBody(), *constantTrips(loop), stepNumber}, ops);
     }
@@ -441,12 +447,7 @@ struct ScheduleTilePrefetchesPass
     for (scf::ForOp loop : storingLoopsIn(stores)) {
       Value number;
       auto stepNumber = [&](OpBuilder &b, Location loc) {
-        if (!number) {
-          OpBuilder::InsertionGuard guard(b);
-          b.setInsertionPointToStart(loop.getBody());
-          number = iterationNumber(b, loc, loop);
-        }
-        return number;
+        return numberedOnce(b, loc, loop, number);
       };
       OpBuilder inLoop = OpBuilder::atBlockBegin(loop.getBody());
       placeCopy(inLoop, {loop.getBody(), *constantTrips(loop), stepNumber},

@@ -96,15 +96,24 @@ def test_layer_norm_rows(n, block, threads):
     )
 
 
-def test_layer_norm_prefetches_the_next_programs_row():
-    # One row per program: the loops that reduce the row also prefetch, into L2 (locality 2), the
-    # row of pid_x + 1 (the launcher's next program on the thread), behind a check that it exists.
-    M, n = 5, 4096
+def checked_layer_norm(M, n, threads=0):
+    """Tutorial 05's layer norm over an M x n input, one block per row, checked against torch;
+    returns the compiled kernel."""
     x, w, b = torch.randn(M, n), torch.randn(n), torch.randn(n)
     y = torch.empty_like(x)
     mean, rstd = torch.empty(M), torch.empty(M)
-    compiled = layer_norm_kernel[(M,)](x, y, w, b, mean, rstd, x.stride(0), n, 1e-5, BLOCK_SIZE=n)
+    compiled = layer_norm_kernel[(M,)](
+        x, y, w, b, mean, rstd, x.stride(0), n, 1e-5, BLOCK_SIZE=n, num_threads=threads
+    )
     torch.testing.assert_close(y, torch.nn.functional.layer_norm(x, (n,), w, b, 1e-5), rtol=1e-4, atol=1e-4)
+    torch.testing.assert_close(mean, x.mean(1), rtol=1e-4, atol=1e-5)
+    return compiled
+
+
+def test_layer_norm_prefetches_the_next_programs_row():
+    # One row per program: the loops that reduce the row also prefetch, into L2 (locality 2), the
+    # row of pid_x + 1 (the launcher's next program on the thread), behind a check that it exists.
+    compiled = checked_layer_norm(5, 4096)
     llmlir = compiled.asm["llmlir"]
     assert re.search(
         r'"?llvm\.intr\.prefetch"?\(%[^)]*\) <\{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32\}>', llmlir
@@ -129,15 +138,7 @@ def test_layer_norm_store_walk_prefetches_the_program_after_next(M, n, threads):
     # Rows of 4 KiB or more: the walk that writes the row also prefetches, into L2, the row of
     # pid_x + 2, behind a check that it exists (the last two programs have none). 16384 floats
     # keep their buffers on the heap, which the copy leaves out.
-    x, w, b = torch.randn(M, n), torch.randn(n), torch.randn(n)
-    y = torch.empty_like(x)
-    mean, rstd = torch.empty(M), torch.empty(M)
-    compiled = layer_norm_kernel[(M,)](
-        x, y, w, b, mean, rstd, x.stride(0), n, 1e-5, BLOCK_SIZE=n, num_threads=threads
-    )
-    torch.testing.assert_close(y, torch.nn.functional.layer_norm(x, (n,), w, b, 1e-5), rtol=1e-4, atol=1e-4)
-    torch.testing.assert_close(mean, x.mean(1), rtol=1e-4, atol=1e-5)
-    llmlir = compiled.asm["llmlir"]
+    llmlir = checked_layer_norm(M, n, threads).asm["llmlir"]
     assert NEXT_PROGRAM_PREFETCH.search(llmlir)
     assert STORE_WALK_PREFETCH.search(llmlir)
 
@@ -145,13 +146,7 @@ def test_layer_norm_store_walk_prefetches_the_program_after_next(M, n, threads):
 def test_layer_norm_short_rows_get_no_store_walk_prefetches():
     # Rows under 4 KiB prefetch several programs ahead already (two for 512 floats): the store walk
     # gets no copy.
-    M, n = 6, 512
-    x, w, b = torch.randn(M, n), torch.randn(n), torch.randn(n)
-    y = torch.empty_like(x)
-    mean, rstd = torch.empty(M), torch.empty(M)
-    compiled = layer_norm_kernel[(M,)](x, y, w, b, mean, rstd, x.stride(0), n, 1e-5, BLOCK_SIZE=n)
-    torch.testing.assert_close(y, torch.nn.functional.layer_norm(x, (n,), w, b, 1e-5), rtol=1e-4, atol=1e-4)
-    llmlir = compiled.asm["llmlir"]
+    llmlir = checked_layer_norm(6, 512).asm["llmlir"]
     assert re.search(r"spine\.next_program_prefetch = 2 : i64", llmlir)
     assert not STORE_WALK_PREFETCH.search(llmlir)
 
