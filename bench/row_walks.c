@@ -18,6 +18,8 @@
  * over the rows, rows 8 apart. layer norm: walk 1 the mean; walk 2 the
  * variance; walk 3 the normalized, scaled and shifted row, stored
  * non-temporally. One program per row, each thread taking a contiguous range.
+ * "the row after in walk 3": walk 3 also prefetches the row after next, as
+ * spine-triton does for layer norm (its store walk prefetches pid_x + 2).
  */
 #include <immintrin.h>
 #include <math.h>
@@ -82,7 +84,7 @@ static void softmax_row(const float *in, float *out, const float *next,
 }
 
 static void layer_norm_row(const float *in, float *out, const float *next,
-                           enum Prefetch prefetch) {
+                           const float *after_next, enum Prefetch prefetch) {
   __m512 s[4];
   for (int k = 0; k < 4; k++)
     s[k] = _mm512_setzero_ps();
@@ -107,6 +109,8 @@ static void layer_norm_row(const float *in, float *out, const float *next,
               N;
   __m512 rstd = _mm512_set1_ps(1.0f / sqrtf(var + 1e-5f));
   for (int i = 0; i < N; i += 16) {
+    if (prefetch == NEXT_IN_WALK2_AFTER_NEXT_IN_WALK3 && after_next)
+      prefetch_line(after_next + i);
     __m512 v =
         _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(in + i), mean), rstd);
     _mm512_stream_ps(out + i, _mm512_fmadd_ps(v, _mm512_loadu_ps(weight + i),
@@ -131,7 +135,8 @@ static void run(int threads, int softmax, enum Prefetch prefetch) {
       long begin = (long)ROWS * t / team, end = (long)ROWS * (t + 1) / team;
       for (long r = begin; r < end; r++)
         layer_norm_row(x + r * N, y + r * N,
-                       r + 1 < end ? x + (r + 1) * N : NULL, prefetch);
+                       r + 1 < end ? x + (r + 1) * N : NULL,
+                       r + 2 < end ? x + (r + 2) * N : NULL, prefetch);
     }
     _mm_sfence();
   }
@@ -168,6 +173,8 @@ int main(int argc, char **argv) {
       {"softmax   no prefetch", 1, NONE},
       {"layernorm no prefetch", 0, NONE},
       {"layernorm next row in walk 2", 0, NEXT_IN_WALK2},
+      {"layernorm + the row after in walk 3", 0,
+       NEXT_IN_WALK2_AFTER_NEXT_IN_WALK3},
   };
   enum { CASES = sizeof cases / sizeof cases[0] };
   double seconds[CASES][CALLS];

@@ -25,10 +25,10 @@
 // further: their next-program prefetches (pid_x + 1) with pid_x + 2. Reads
 // of memory then overlap the store walk as well as the reducing walks,
 // where the store walk used to leave them idle. Layer norm, 2 threads, in
-// turns with the previous code in one process: 4096 x 4096 +6-16%, 2048 x
-// 8192 +15%, 1024 x 16384 +23%; 1 thread +2-7%. Softmax's next-iteration
+// turns with the previous code in one process: 4096 x 4096 +6-17%, 2048 x
+// 8192 +15%, 1024 x 16384 +23%; 1 thread +2-8%. Softmax's next-iteration
 // prefetches shifted the same way into its store walk measured no gain on
-// 2 threads and 6% less on 1, and are not.
+// 2 threads and 6-7% less on 1, and are not.
 //
 //===----------------------------------------------------------------------===//
 
@@ -428,7 +428,7 @@ struct ScheduleTilePrefetchesPass
   /// ahead, i.e. each program reads at least the lookahead (4 KiB) in its
   /// reducing loops: shorter rows already prefetch several programs ahead,
   /// and the copy measured slower there (layer norm 4096 x 512: -1 to -8%;
-  /// 16384 x 1000: -4%) where longer rows gain (4096 x 4096: +6-16%;
+  /// 16384 x 1000: -4%) where longer rows gain (4096 x 4096: +6-17%;
   /// 2048 x 8192: +15%).
   static void scheduleOneFurther(Operation *nest, Operation *stores) {
     std::optional<int64_t> programs = programsAheadOf(nest);
