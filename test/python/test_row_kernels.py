@@ -51,6 +51,19 @@ def test_softmax_rows(n_cols, threads):
     torch.testing.assert_close(out, torch.softmax(x, dim=1), rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("programs", [37, 19, 36])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_softmax_with_a_program_per_row_or_two(programs, threads):
+    # The persistent loop makes one or two iterations: in its last, each program prefetches the
+    # first row of the next (pid_x + 1, which has none after 36), not a row of its own.
+    torch.manual_seed(programs)
+    x = torch.randn(37, 4096) * 10
+    out = torch.empty_like(x)
+    compiled = softmax(out, x, 37, 4096, programs, num_threads=threads)
+    torch.testing.assert_close(out, torch.softmax(x, dim=1), rtol=1e-5, atol=1e-6)
+    assert NEXT_PROGRAM_PREFETCH.search(compiled.asm["llmlir"])
+
+
 def test_softmax_in_place():
     # The store writes the row each program read: every walk over the row reads it before the
     # store does.

@@ -153,3 +153,95 @@ func.func private @row_sum_helper(%x: i64, %sum: memref<f32>, %pid: i32, %pidy: 
   }
   return
 }
+
+// A persistent program's loop over rows from pid_x, num_programs_x apart:
+// in its last iteration the strips prefetch the first row of the program
+// that follows, pid_x + 1 (the loop's lower bound as that program computes
+// it), not another row of this one; other iterations prefetch their next
+// row (next-iteration prefetches).
+// CHECK-LABEL: func.func @persistent_row_sums(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: i64, %{{[a-z0-9]+}}: memref<f32>, %[[N:[a-z0-9]+]]: i32, %[[PID:[a-z0-9]+]]: i32, %{{[a-z0-9]+}}: i32, %{{[a-z0-9]+}}: i32, %[[NX:[a-z0-9]+]]: i32
+// CHECK: scf.for %[[R:.*]] = %[[PID]] to %[[N]] step %[[NX]]
+// CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
+// CHECK: %[[AHEAD:.*]] = arith.addi %[[R]], %[[NX]] : i32
+// CHECK: %[[MORE:.*]] = arith.cmpi slt, %[[AHEAD]], %[[N]] : i32
+// CHECK: %[[NEXT:.*]] = arith.addi %[[PID]], %{{.*}} : i32
+// CHECK: %[[EXISTS:.*]] = arith.cmpi slt, %[[NEXT]], %[[NX]] : i32
+// CHECK: %[[ROW:.*]] = arith.extsi %[[NEXT]] : i32 to i64
+// CHECK: %[[OFFSET:.*]] = arith.muli %[[ROW]], %{{.*}} : i64
+// CHECK: arith.addi %[[X]], %[[OFFSET]] : i64
+// CHECK: %[[LAST:.*]] = arith.xori %[[MORE]], %{{.*}} : i1
+// CHECK: %[[WHEN:.*]] = arith.andi %[[EXISTS]], %[[LAST]] : i1
+// CHECK: scf.if %[[WHEN]] {
+// CHECK-NEXT: "llvm.intr.prefetch"({{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}> {spine.next_program_prefetch = 1 : i64}
+// CHECK: scf.if %[[MORE]] {
+// CHECK-NEXT: "llvm.intr.prefetch"({{.*}}) <{cache = 1 : i32, hint = 3 : i32, rw = 0 : i32}> {spine.next_iteration_prefetch}
+
+func.func @persistent_row_sums(%x: i64, %sum: memref<f32>, %n: i32, %pid: i32, %pidy: i32, %pidz: i32, %nx: i32, %ny: i32, %nz: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1024 = arith.constant 1024 : index
+  %c4096_i64 = arith.constant 4096 : i64
+  %c1_i64 = arith.constant 1 : i64
+  %c1024_i64 = arith.constant 1024 : i64
+  %c0_i64 = arith.constant 0 : i64
+  %poison = llvm.mlir.poison : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+  scf.for %r = %pid to %n step %nx : i32 {
+    %row = arith.extsi %r : i32 to i64
+    %offset = arith.muli %row, %c4096_i64 : i64
+    %address = arith.addi %x, %offset : i64
+    %ptr = llvm.inttoptr %address : i64 to !llvm.ptr
+    %d0 = llvm.insertvalue %ptr, %poison[0] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+    %d1 = llvm.insertvalue %ptr, %d0[1] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+    %d2 = llvm.insertvalue %c0_i64, %d1[2] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+    %d3 = llvm.insertvalue %c1024_i64, %d2[3, 0] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+    %d4 = llvm.insertvalue %c1_i64, %d3[4, 0] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+    %view = builtin.unrealized_conversion_cast %d4 : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> to memref<1024xf32>
+    scf.for %i = %c0 to %c1024 step %c1 {
+      %v = memref.load %view[%i] : memref<1024xf32>
+      %a = memref.load %sum[] : memref<f32>
+      %s = arith.addf %a, %v fastmath<reassoc> : f32
+      memref.store %s, %sum[] : memref<f32>
+    }
+  }
+  return
+}
+
+// Two loops over rows around the strips: where the next program starts in
+// them is not worked out, and no next-program prefetch is made.
+// CHECK-LABEL: func.func @nested_row_loops(
+// CHECK-NOT: spine.next_program_prefetch
+// CHECK: return
+
+func.func @nested_row_loops(%x: i64, %sum: memref<f32>, %n: i32, %pid: i32, %pidy: i32, %pidz: i32, %nx: i32, %ny: i32, %nz: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1024 = arith.constant 1024 : index
+  %c1_i32 = arith.constant 1 : i32
+  %c4096_i64 = arith.constant 4096 : i64
+  %c1_i64 = arith.constant 1 : i64
+  %c1024_i64 = arith.constant 1024 : i64
+  %c0_i64 = arith.constant 0 : i64
+  %poison = llvm.mlir.poison : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+  scf.for %q = %pid to %n step %nx : i32 {
+    scf.for %r = %q to %n step %c1_i32 : i32 {
+      %row = arith.extsi %r : i32 to i64
+      %offset = arith.muli %row, %c4096_i64 : i64
+      %address = arith.addi %x, %offset : i64
+      %ptr = llvm.inttoptr %address : i64 to !llvm.ptr
+      %d0 = llvm.insertvalue %ptr, %poison[0] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+      %d1 = llvm.insertvalue %ptr, %d0[1] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+      %d2 = llvm.insertvalue %c0_i64, %d1[2] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+      %d3 = llvm.insertvalue %c1024_i64, %d2[3, 0] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+      %d4 = llvm.insertvalue %c1_i64, %d3[4, 0] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+      %view = builtin.unrealized_conversion_cast %d4 : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> to memref<1024xf32>
+      scf.for %i = %c0 to %c1024 step %c1 {
+        %v = memref.load %view[%i] : memref<1024xf32>
+        %a = memref.load %sum[] : memref<f32>
+        %s = arith.addf %a, %v fastmath<reassoc> : f32
+        memref.store %s, %sum[] : memref<f32>
+      }
+    }
+  }
+  return
+}
