@@ -698,6 +698,9 @@ private:
     Value pid = func.getArgument(first), programs = func.getArgument(first + 3);
     if (!pid.getType().isInteger(32) || !programs.getType().isInteger(32))
       return;
+    scf::ForOp outer = iterationLoop(loop);
+    if (outer && iterationLoop(outer))
+      return;
     Value next = arith::AddIOp::create(
         b, loc, pid,
         arith::ConstantIntOp::create(b, loc, b.getI32Type(), programsAhead));
@@ -708,10 +711,8 @@ private:
     // (prefetchNextProgram), and the next program starts that loop over:
     // the counter at its lower bound and what it carries at its initial
     // values, as that program computes them. Deeper nests of such loops
-    // get none.
-    if (scf::ForOp outer = iterationLoop(loop)) {
-      if (iterationLoop(outer))
-        return;
+    // get none (above).
+    if (outer) {
       IterationEvaluator start(b, func, map);
       Value lb = start.at(outer.getLowerBound());
       if (!lb)
