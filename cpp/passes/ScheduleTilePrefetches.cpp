@@ -149,20 +149,10 @@ Operation *storingOpAfter(Operation *op) {
   return nullptr;
 }
 
-/// The loop whose later iteration a next-iteration prefetch reads: the
-/// nearest around it with bounds known only at run time.
-scf::ForOp iterationLoopOf(Operation *op) {
-  for (auto loop = op->getParentOfType<scf::ForOp>(); loop;
-       loop = loop->getParentOfType<scf::ForOp>())
-    if (!constantTrips(loop))
-      return loop;
-  return {};
-}
-
 /// Whether `prefetch` lies in a loop over tiles inside `op`: it belongs to
 /// that loop's iterations.
 bool inLoopOverTiles(LLVM::Prefetch prefetch, Operation *op) {
-  scf::ForOp tiles = iterationLoopOf(prefetch);
+  scf::ForOp tiles = loopOverTilesAround(prefetch);
   return tiles && op->isAncestor(tiles);
 }
 
@@ -316,16 +306,23 @@ struct ScheduleTilePrefetchesPass
     // before next-iteration prefetches move into computing loops.
     llvm::MapVector<Operation *, SmallVector<Operation *>> nestsBeforeStores;
     DenseSet<Operation *> planned;
+    // storingOpAfter walks what follows; many prefetches share each level.
+    DenseMap<Operation *, Operation *> storesAfter;
     getOperation().walk([&](LLVM::Prefetch prefetch) {
-      if (!prefetch->hasAttr(kNextProgramPrefetch) || iterationLoopOf(prefetch))
+      if (!prefetch->hasAttr(kNextProgramPrefetch) ||
+          loopOverTilesAround(prefetch))
         return;
       for (Operation *op = prefetch->getParentOp();
-           op && !isa<func::FuncOp>(op); op = op->getParentOp())
-        if (Operation *stores = storingOpAfter(op)) {
+           op && !isa<func::FuncOp>(op); op = op->getParentOp()) {
+        auto [it, inserted] = storesAfter.try_emplace(op, nullptr);
+        if (inserted)
+          it->second = storingOpAfter(op);
+        if (Operation *stores = it->second) {
           if (planned.insert(op).second)
             nestsBeforeStores[stores].push_back(op);
           return;
         }
+      }
     });
     for (auto &[stores, nests] : nestsBeforeStores)
       for (Operation *nest : nests)
@@ -438,12 +435,12 @@ struct ScheduleTilePrefetchesPass
     OpBuilder b(stores);
     Location loc = nest->getLoc();
     Value pid = func.getArgument(func.getNumArguments() - kNumProgramIdArgs);
+    Value after = arith::AddIOp::create(
+        b, loc, pid,
+        arith::ConstantOp::create(b, loc,
+                                  b.getIntegerAttr(pid.getType(), *programs)));
     IRMapping shift;
-    shift.map(pid,
-              arith::AddIOp::create(
-                  b, loc, pid,
-                  arith::ConstantOp::create(
-                      b, loc, b.getIntegerAttr(pid.getType(), *programs))));
+    shift.map(pid, after);
     for (scf::ForOp loop : storingLoopsIn(stores)) {
       Value number;
       auto stepNumber = [&](OpBuilder &b, Location loc) {
@@ -457,6 +454,12 @@ struct ScheduleTilePrefetchesPass
                   return prefetch->hasAttr(kNextProgramPrefetch) &&
                          !inLoopOverTiles(prefetch, loop);
                 });
+    }
+    // pid_x + n and its constant, when no copy took them.
+    Operation *constant = after.getDefiningOp()->getOperand(1).getDefiningOp();
+    if (after.use_empty()) {
+      after.getDefiningOp()->erase();
+      constant->erase();
     }
   }
 

@@ -64,6 +64,14 @@ constexpr int64_t kCacheLineBytes = 64;
 /// ahead at least, and at most how many iterations (programs) ahead.
 constexpr int64_t kPrefetchLookaheadBytes = 4096;
 constexpr int64_t kMaxPrefetchDistance = 8;
+
+/// How many iterations (or programs) ahead prefetches go when each reads
+/// `bytes`: enough to cover kPrefetchLookaheadBytes, within
+/// [1, kMaxPrefetchDistance].
+int64_t stepsAhead(int64_t bytes) {
+  return std::clamp<int64_t>(llvm::divideCeil(kPrefetchLookaheadBytes, bytes),
+                             1, kMaxPrefetchDistance);
+}
 /// Vector registers per strip in a loop that reduces.
 constexpr int64_t reductionRegisters = 4;
 
@@ -425,7 +433,7 @@ public:
     this->stripIv = stripIv;
     loopStart = loop.getLowerBound();
     firstLane.emplace(b, loop, stripIv);
-    if (scf::ForOp outer = iterationLoop(loop)) {
+    if (scf::ForOp outer = loopOverTilesAround(loop)) {
       // The iteration `distance` ahead: counter + distance * step, iter_args
       // their values after as many yields (as far as they can be computed
       // here).
@@ -583,21 +591,7 @@ private:
       if (lb && ub && step && *step > 0 && *ub > *lb)
         bytes *= llvm::divideCeil(*ub - *lb, *step);
     }
-    return std::clamp<int64_t>(llvm::divideCeil(kPrefetchLookaheadBytes, bytes),
-                               1, kMaxPrefetchDistance);
-  }
-
-  /// The loop around `loop` whose iterations a kernel's loop over tiles
-  /// makes: the nearest with bounds known only at run time (the loops over
-  /// a tile's elements have constant bounds).
-  static scf::ForOp iterationLoop(scf::ForOp loop) {
-    for (auto outer = loop->getParentOfType<scf::ForOp>(); outer;
-         outer = outer->getParentOfType<scf::ForOp>())
-      if (!getConstantIntValue(outer.getLowerBound()) ||
-          !getConstantIntValue(outer.getUpperBound()) ||
-          !getConstantIntValue(outer.getStep()))
-        return outer;
-    return {};
+    return stepsAhead(bytes);
   }
 
   /// Asks the cache for what this strip of `access` touches in the next
@@ -698,8 +692,8 @@ private:
     Value pid = func.getArgument(first), programs = func.getArgument(first + 3);
     if (!pid.getType().isInteger(32) || !programs.getType().isInteger(32))
       return;
-    scf::ForOp outer = iterationLoop(loop);
-    if (outer && iterationLoop(outer))
+    scf::ForOp outer = loopOverTilesAround(loop);
+    if (outer && loopOverTilesAround(outer))
       return;
     Value next = arith::AddIOp::create(
         b, loc, pid,
@@ -1351,10 +1345,8 @@ struct VectorizeElementLoopsPass
     if (outermost) {
       // As many programs ahead as cover kPrefetchLookaheadBytes of this
       // loop's reads (two for a row of 512 floats).
-      int64_t bytes = llvm::divideCeil(analysis.narrowestAccess(), 8) * trips;
       programsAhead =
-          std::clamp<int64_t>(llvm::divideCeil(kPrefetchLookaheadBytes, bytes),
-                              1, kMaxPrefetchDistance);
+          stepsAhead(llvm::divideCeil(analysis.narrowestAccess(), 8) * trips);
     }
 
     OpBuilder b(loop);
