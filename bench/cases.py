@@ -10,7 +10,11 @@ import math
 from dataclasses import asdict, dataclass
 
 MODES = ("full", "quick", "smoke")
-PROVIDERS = ("spine-triton", "torch", "inductor", "numpy")
+PROVIDERS = ("spine-triton", "torch", "inductor", "numpy", "stream-triad")
+# The STREAM triad (bench/stream_triad.c) timed in turns with a memory-bound kernel's providers:
+# the machine's bandwidth at the moments the kernels ran. Its work is its own (3 arrays of
+# machine.stream_elements doubles), not the case's.
+TRIAD = "stream-triad"
 
 
 @dataclass(frozen=True)
@@ -29,6 +33,7 @@ def _squares(*ns):
 
 # spine-triton first: when its first call crashes the worker, no other provider's work is lost.
 _ALL = ("spine-triton", "torch", "numpy", "inductor")
+_MEMORY_BOUND = (*_ALL, TRIAD)
 
 KERNELS = {
     k.name: k
@@ -73,7 +78,7 @@ KERNELS = {
             "softmax",
             "GB/s",
             "stream",
-            _ALL,
+            _MEMORY_BOUND,
             {
                 "full": [(4096, n) for n in (256, 1024, 4096, 8192)],
                 "quick": [(4096, n) for n in (256, 1024, 4096)],
@@ -84,7 +89,7 @@ KERNELS = {
             "layer-norm",
             "GB/s",
             "stream",
-            _ALL,
+            _MEMORY_BOUND,
             {
                 "full": [(4096, n) for n in (512, 1024, 4096, 8192)],
                 "quick": [(4096, n) for n in (512, 1024, 4096)],
@@ -95,7 +100,7 @@ KERNELS = {
             "vector-add",
             "GB/s",
             "stream",
-            _ALL,
+            _MEMORY_BOUND,
             {
                 "full": [(2**p,) for p in (16, 20, 22, 25)],
                 "quick": [(2**p,) for p in (16, 20, 24)],

@@ -13,6 +13,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 
+# The worker's environment variable holding triad_in_turns' answer (JSON).
+TRIAD_ENV = "SPINE_BENCH_TRIAD"
+
 # Seconds of FMA trials (the best trial counts) and STREAM repeats (the best one counts), per mode.
 FMA_SECONDS = {"full": 2.0, "quick": 1.0, "smoke": 0.05}
 STREAM_REPEATS = {"full": 10, "quick": 5, "smoke": 2}
@@ -53,9 +56,9 @@ def stream_elements(mode: str) -> int:
     return n
 
 
-def _build(source: str, tmp: Path) -> Path:
-    binary = tmp / Path(source).stem
-    cmd = ["cc", "-O3", "-march=native", "-fopenmp", str(HERE / source), "-o", str(binary)]
+def _build(source: str, tmp: Path, *extra: str, suffix: str = "") -> Path:
+    binary = tmp / (Path(source).stem + suffix)
+    cmd = ["cc", "-O3", "-march=native", "-fopenmp", *extra, str(HERE / source), "-o", str(binary)]
     subprocess.run(cmd, check=True, capture_output=True, text=True)
     return binary
 
@@ -106,3 +109,18 @@ def measure(mode: str, tmp: Path) -> dict:
             },
         }
     return results
+
+
+def triad_in_turns(limits: dict, tmp: Path) -> dict:
+    """What the worker needs to time the triad in turns with the memory-bound kernels: the triad's
+    loops as a shared library and the kind of stores that won in `limits` (streaming unless plain
+    measured faster); {"error": ...} when it cannot be built."""
+    stream = limits.get("stream", {})
+    if "error" in stream:
+        return {"error": stream["error"]}
+    try:
+        library = _build("stream_triad.c", tmp, "-shared", "-fPIC", "-DSTREAM_TRIAD_LIBRARY", suffix=".so")
+    except (OSError, subprocess.CalledProcessError) as e:
+        return {"error": _error(e)}
+    plain_wins = stream.get("plain_all", 0.0) > stream.get("streaming_all", 0.0)
+    return {"library": str(library), "stores": "plain" if plain_wins else "streaming"}

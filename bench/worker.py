@@ -8,6 +8,7 @@ process (compile, load and launch; TRITON_CACHE_DIR is set by the parent) and pr
 """
 
 import argparse
+import ctypes
 import faulthandler
 import json
 import os
@@ -17,11 +18,12 @@ import time
 from importlib.metadata import PackageNotFoundError, version
 
 import kernels
+import machine
 import numpy as np
 import torch
 import torch.nn.functional as F
 import triton
-from cases import Case
+from cases import TRIAD, Case
 from timing import launch_ms, median_ms
 
 DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
@@ -132,6 +134,52 @@ TRITON = {
 }
 
 
+class Triad:
+    """The STREAM triad's loop (bench/stream_triad.c built as a library by run.py), one more
+    provider of memory-bound cases: timed in turns with the kernels, it measures the bandwidth the
+    machine gave at the same moments. Its arrays move as many bytes as the case does (3 arrays of
+    doubles, counted as STREAM counts): the cache is cleared before every call, so an array need
+    not be several times the cache, and the bandwidth a loop reaches depends on its footprint
+    (on this machine's VMs, 3 x 128 MiB measured 30-55% faster than 3 x 256 MiB, in turns)."""
+
+    def __init__(self, spec: dict):
+        if "error" in spec:
+            raise RuntimeError(f"no triad in turns: {spec['error']}")
+        self.loop = getattr(ctypes.CDLL(spec["library"]), f"stream_triad_{spec['stores']}")
+        self.loop.argtypes = [ctypes.c_void_p] * 3 + [ctypes.c_double, ctypes.c_long, ctypes.c_int]
+        self.loop.restype = None
+
+    @staticmethod
+    def elements(case: Case) -> int:
+        return max(1, round(case.work / 24))
+
+    def fn(self, case: Case):
+        n = self.elements(case)
+        a = torch.zeros(n, dtype=torch.float64)
+        b = torch.ones(n, dtype=torch.float64)
+        c = torch.full((n,), 2.0, dtype=torch.float64)
+        threads = case.threads or len(os.sched_getaffinity(0))
+
+        def run():
+            self.loop(a.data_ptr(), b.data_ptr(), c.data_ptr(), 3.0, n, threads)
+            return a
+
+        return run
+
+
+_triad: Triad | None = None
+
+
+def triad() -> Triad:
+    global _triad
+    if _triad is None:
+        spec = os.environ.get(machine.TRIAD_ENV)
+        if spec is None:
+            raise RuntimeError(f"no triad in turns: {machine.TRIAD_ENV} is not set (run bench/run.py)")
+        _triad = Triad(json.loads(spec))
+    return _triad
+
+
 def provider_fn(case: Case, provider: str, inputs):
     """A no-argument callable returning the provider's output as a torch tensor."""
     if provider == "spine-triton":
@@ -145,6 +193,8 @@ def provider_fn(case: Case, provider: str, inputs):
         torch._dynamo.reset()
         fn = torch.compile(TORCH[case.kernel], dynamic=False)
         return lambda: fn(*inputs)
+    if provider == TRIAD:
+        return triad().fn(case)
     if provider == "numpy":
         arrays = [t.numpy() for t in inputs]
         fn = NUMPY[case.kernel]
@@ -165,11 +215,18 @@ def prepare(case: Case, provider: str, inputs, ref):
     """The provider's callable, after its first call (compile, autotune) gave a checked result:
     a wrong kernel gets no number."""
     fn = provider_fn(case, provider, inputs)
+    if provider == TRIAD:
+        # b + 3 c with b = 1 and c = 2 everywhere.
+        if not bool((fn() == 7.0).all()):
+            raise WrongResult("wrong result: the triad's output is not 7 everywhere")
+        return fn
     check(case, fn(), ref)
     return fn
 
 
 def note(case: Case, provider: str) -> dict:
+    if provider == TRIAD:
+        return {"work": 24.0 * Triad.elements(case)}
     if provider == "spine-triton" and case.kernel == "matmul":
         cfg = kernels.matmul_autotuned.best_config.kwargs
         return {"note": "best {BLOCK_SIZE_M}x{BLOCK_SIZE_N}x{BLOCK_SIZE_K} g{GROUP_SIZE_M}".format(**cfg)}
