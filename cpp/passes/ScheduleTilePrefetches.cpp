@@ -17,7 +17,9 @@
 //  * a strip loop that computes a math function (exp, log, ...) and writes
 //    only tile buffers (softmax's exponentials, between the row's maximum
 //    and its store, reading the row the maximum read): each strip prefetches
-//    an even share.
+//    an even share. Where such a loop also stores the previous row
+//    (spine-defer-store-walks), the strips of its first half take them all;
+//    where it has versions (an scf.if around), each version takes a copy.
 //
 // And in a kernel whose programs each reduce a row of 4 KiB or more and
 // write it out (layer norm), the loop that writes the row, whose time goes
@@ -76,16 +78,24 @@ scf::ForOp rowLoopAfter(Operation *op) {
 
 /// Whether `loop` computes a math function (what spine-approximate-math
 /// makes a polynomial of), reads only buffers (tiles, or views of memory a
-/// loop before it read: softmax's row) and writes only tile buffers the
-/// kernel allocated: its time goes to arithmetic while memory is idle.
+/// loop before it read: softmax's row) and writes tile buffers the kernel
+/// allocated: its time goes to arithmetic while memory reads nothing. It may
+/// also store to kernel memory when it writes a tile buffer too (the
+/// previous row's stores, spine-defer-store-walks, in the exponentials'
+/// loop); a loop that computes only to store (an elementwise tile) keeps
+/// memory busy and takes none.
 bool computesInCache(scf::ForOp loop) {
-  bool math = false;
+  bool math = false, writesTile = false, storesMemory = false;
   WalkResult result = loop.getBody()->walk([&](Operation *op) {
     if (isa<math::MathDialect>(op->getDialect()) &&
         !isa<math::AbsFOp, math::AbsIOp, math::CopySignOp, math::FmaOp,
              math::SqrtOp>(op))
       math = true;
     Value buffer;
+    if (isa<LLVM::StoreOp, LLVM::MaskedStoreOp, LLVM::masked_scatter>(op)) {
+      storesMemory = true;
+      return WalkResult::advance();
+    }
     if (isa<vector::LoadOp, memref::LoadOp, LLVM::Prefetch>(op))
       return WalkResult::advance();
     if (auto store = dyn_cast<vector::StoreOp>(op))
@@ -101,22 +111,48 @@ bool computesInCache(scf::ForOp loop) {
         break;
       buffer = def->getOperand(0);
     }
-    return buffer.getDefiningOp<memref::AllocaOp>() ||
-                   buffer.getDefiningOp<memref::AllocOp>()
-               ? WalkResult::advance()
-               : WalkResult::interrupt();
+    if (!buffer.getDefiningOp<memref::AllocaOp>() &&
+        !buffer.getDefiningOp<memref::AllocOp>())
+      return WalkResult::interrupt();
+    writesTile = true;
+    return WalkResult::advance();
   });
-  return math && !result.wasInterrupted();
+  return math && !result.wasInterrupted() && (!storesMemory || writesTile);
 }
 
-/// The first loop after `op` in its block that computes over tile buffers
-/// (computesInCache) with a constant number of iterations, if any.
-scf::ForOp computingLoopAfter(Operation *op) {
+/// The loops computing over tile buffers (computesInCache) with a constant
+/// number of iterations that `op` is or holds as versions: the loop itself,
+/// or one per branch of an scf.if (nested ones too) when every branch has
+/// one. Only one of them runs; each takes the prefetches.
+SmallVector<scf::ForOp> computingVersions(Operation *op) {
+  if (auto loop = dyn_cast<scf::ForOp>(op)) {
+    if (constantTrips(loop).value_or(0) && computesInCache(loop))
+      return {loop};
+    return {};
+  }
+  auto choice = dyn_cast<scf::IfOp>(op);
+  if (!choice || choice.getElseRegion().empty())
+    return {};
+  SmallVector<scf::ForOp> loops;
+  for (Block *branch : {choice.thenBlock(), choice.elseBlock()}) {
+    SmallVector<scf::ForOp> found;
+    for (Operation &nested : *branch)
+      if (found.empty())
+        found = computingVersions(&nested);
+    if (found.empty())
+      return {};
+    loops.append(found);
+  }
+  return loops;
+}
+
+/// The first op after `op` in its block that is or holds computing loops
+/// (computingVersions), if any.
+Operation *computingOpAfter(Operation *op) {
   for (Operation *next = op->getNextNode(); next; next = next->getNextNode())
-    if (auto loop = dyn_cast<scf::ForOp>(next))
-      if (constantTrips(loop).value_or(0) && computesInCache(loop))
-        return loop;
-  return {};
+    if (!computingVersions(next).empty())
+      return next;
+  return nullptr;
 }
 
 /// The loops with constant trips in `op` (itself included), outermost ones,
@@ -273,6 +309,8 @@ struct Host {
   Block *body;
   int64_t steps;
   function_ref<Value(OpBuilder &, Location)> stepNumber;
+  /// Whether the host also stores to kernel memory (placeCopy).
+  bool storing = false;
 };
 
 /// `(iv - lb) / step` of `loop`, built at `b`.
@@ -333,8 +371,8 @@ struct ScheduleTilePrefetchesPass
     // it and takes them: a micro-kernel row loop, or a loop computing in
     // cache. The search stays inside the loop whose next iteration they
     // prefetch (the nearest with bounds known only at run time).
-    llvm::MapVector<scf::ForOp, SmallVector<Operation *>> microKernels,
-        computing;
+    llvm::MapVector<scf::ForOp, SmallVector<Operation *>> microKernels;
+    llvm::MapVector<Operation *, SmallVector<Operation *>> computing;
     DenseSet<Operation *> seen;
     getOperation().walk([&](LLVM::Prefetch prefetch) {
       if (!prefetch->hasAttr(kNextIterationPrefetch))
@@ -346,9 +384,9 @@ struct ScheduleTilePrefetchesPass
             microKernels[rows].push_back(op);
           return;
         }
-        if (scf::ForOp loop = computingLoopAfter(op)) {
+        if (Operation *versions = computingOpAfter(op)) {
           if (seen.insert(op).second)
-            computing[loop].push_back(op);
+            computing[versions].push_back(op);
           return;
         }
         if (auto loop = dyn_cast<scf::ForOp>(op->getParentOp());
@@ -358,12 +396,19 @@ struct ScheduleTilePrefetchesPass
     });
     for (auto &[rows, ops] : microKernels)
       scheduleInMicroKernel(rows, ops);
-    for (auto &[loop, ops] : computing) {
-      Value number;
-      auto stepNumber = [&](OpBuilder &b, Location loc) {
-        return numberedOnce(b, loc, loop, number);
-      };
-      schedule({loop.getBody(), *constantTrips(loop), stepNumber}, ops);
+    for (auto &[versions, ops] : computing) {
+      SmallVector<scf::ForOp> loops = computingVersions(versions);
+      SmallVector<Value> numbers(loops.size());
+      SmallVector<std::function<Value(OpBuilder &, Location)>> stepNumbers;
+      for (size_t i = 0; i < loops.size(); ++i)
+        stepNumbers.push_back([&, i](OpBuilder &b, Location loc) {
+          return numberedOnce(b, loc, loops[i], numbers[i]);
+        });
+      SmallVector<Host> hosts;
+      for (size_t i = 0; i < loops.size(); ++i)
+        hosts.push_back({loops[i].getBody(), *constantTrips(loops[i]),
+                         stepNumbers[i], !storingLoopsIn(loops[i]).empty()});
+      schedule(hosts, ops);
     }
   }
 
@@ -401,16 +446,24 @@ struct ScheduleTilePrefetchesPass
           col);
       return block;
     };
-    schedule({cols.getBody(), *constantTrips(rows) * colBlocks, stepNumber},
+    schedule({{cols.getBody(), *constantTrips(rows) * colBlocks, stepNumber}},
              nests);
   }
 
-  /// Moves the prefetches of `nests` into `host`: see placeCopy.
-  static void schedule(const Host &host, ArrayRef<Operation *> nests) {
-    OpBuilder b = OpBuilder::atBlockBegin(host.body);
+  /// Moves the prefetches of `nests` into each of `hosts` (versions of one
+  /// loop, of which one runs): see placeCopy.
+  static void schedule(ArrayRef<Host> hosts, ArrayRef<Operation *> nests) {
+    SmallVector<OpBuilder> builders;
+    for (const Host &host : hosts)
+      builders.push_back(OpBuilder::atBlockBegin(host.body));
     for (Operation *nest : nests) {
-      if (!placeCopy(b, host, nest, IRMapping(),
-                     [](LLVM::Prefetch) { return true; }))
+      // Whether a nest can be shared out depends on the nest alone: it
+      // goes into every host or none.
+      bool placed = true;
+      for (auto [host, b] : llvm::zip(hosts, builders))
+        placed &= placeCopy(b, host, nest, IRMapping(),
+                            [](LLVM::Prefetch) { return true; });
+      if (!placed)
         continue;
       nest->walk([](LLVM::Prefetch prefetch) {
         if (prefetch->hasAttr(kNextIterationPrefetch))
@@ -489,19 +542,24 @@ struct ScheduleTilePrefetchesPass
     }
     for (scf::ForOp loop : rowLoops) {
       // Step i of n takes iterations [ceil(i R / n), ceil((i + 1) R / n))
-      // of the R: spread evenly, also when there are fewer iterations than
-      // steps.
+      // of the R (none from step n on): spread evenly, also when there are
+      // fewer iterations than steps.
       int64_t lb = *getConstantIntValue(loop.getLowerBound());
       int64_t step = *getConstantIntValue(loop.getStep());
       int64_t count = *constantTrips(loop);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(loop);
+      // A host that also stores (a row deferred by spine-defer-store-walks)
+      // takes them in its first half: its stores share memory with the
+      // prefetches, and the walk after it reads what they fetch.
+      int64_t steps =
+          host.storing ? std::max<int64_t>(1, host.steps / 2) : host.steps;
       auto firstOf = [&](Value i) -> Value {
         Value scaled = arith::MulIOp::create(b, loc, i, index(count));
-        Value rounded =
-            arith::AddIOp::create(b, loc, scaled, index(host.steps - 1));
-        Value iteration =
-            arith::DivUIOp::create(b, loc, rounded, index(host.steps));
+        Value rounded = arith::AddIOp::create(b, loc, scaled, index(steps - 1));
+        Value iteration = arith::DivUIOp::create(b, loc, rounded, index(steps));
+        if (steps < host.steps) // steps from `steps` on would pass the end
+          iteration = arith::MinUIOp::create(b, loc, iteration, index(count));
         if (step != 1)
           iteration = arith::MulIOp::create(b, loc, iteration, index(step));
         return arith::AddIOp::create(b, loc, index(lb), iteration);

@@ -777,15 +777,20 @@ private:
 
   /// Whether a loop before `load`'s, in the same iteration of the loop over
   /// tiles, reads the same buffer: that loop prefetched its next iteration.
+  /// Before it in its block, or before the versions (scf.if) around it.
   bool readBefore(memref::LoadOp load) {
     Operation *here = stripIv.getParentBlock()->getParentOp();
     for (Operation *user : load.getMemRef().getUsers()) {
       if (!isa<memref::LoadOp, vector::LoadOp>(user) ||
           user->getBlock()->getParentOp() == here)
         continue;
-      Operation *ancestor = here->getBlock()->findAncestorOpInBlock(*user);
-      if (ancestor && ancestor->isBeforeInBlock(here))
-        return true;
+      for (Operation *at = here; at; at = at->getParentOp()) {
+        Operation *ancestor = at->getBlock()->findAncestorOpInBlock(*user);
+        if (ancestor && ancestor->isBeforeInBlock(at))
+          return true;
+        if (isa<scf::ForOp, func::FuncOp>(at->getParentOp()))
+          break;
+      }
     }
     return false;
   }

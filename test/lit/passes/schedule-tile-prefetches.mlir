@@ -239,6 +239,89 @@ func.func @row_then_exponentials(%in: i64, %out: !llvm.ptr, %first: index, %rows
   return
 }
 
+// The same row after spine-defer-store-walks: the exponentials have two
+// versions, one of which also stores the previous row. Each version takes a
+// copy of the prefetches; the storing one issues them in its first half
+// (strip s of 4 takes iterations [ceil(4 s / 2), ...) of the 4, none from
+// strip 2 on), the other spreads them over all four strips.
+// CHECK-LABEL: func.func @deferred_row_then_exponentials
+// CHECK: scf.if %{{.*}} {
+// CHECK:   scf.for %[[S:.*]] = %c0 to %c64 step %c16 iter_args
+// CHECK:     %[[STEP:.*]] = arith.divui %{{.*}}, %c16
+// CHECK:     %[[SCALED:.*]] = arith.muli %[[STEP]], %c4
+// CHECK:     %[[ROUNDED:.*]] = arith.addi %[[SCALED]], %c1
+// CHECK:     %[[FIRST:.*]] = arith.divui %[[ROUNDED]], %c2
+// CHECK:     %[[CLAMPED:.*]] = arith.minui %[[FIRST]], %c4
+// CHECK:     arith.muli %[[CLAMPED]], %c16
+// CHECK:     "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}> : (!llvm.ptr) -> ()
+// CHECK:     llvm.store
+// CHECK:     math.exp
+// CHECK: } else {
+// CHECK:   scf.for %{{.*}} = %c0 to %c64 step %c16 iter_args
+// CHECK:     arith.divui %{{.*}}, %c4
+// CHECK-NOT: arith.minui
+// CHECK:     "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}> : (!llvm.ptr) -> ()
+// CHECK:     math.exp
+// CHECK-NOT: llvm.intr.prefetch
+// CHECK: return
+func.func @deferred_row_then_exponentials(%in: i64, %out: !llvm.ptr, %first: index, %rows: index, %step: index, %pending: i1, %scale: vector<16xf32>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  %c4_i64 = arith.constant 4 : i64
+  %c256_i64 = arith.constant 256 : i64
+  %nan = arith.constant dense<0x7FC00000> : vector<16xf32>
+  %zero = arith.constant dense<0.0> : vector<16xf32>
+  %row = memref.alloca() : memref<64xf32>
+  %exp = memref.alloca() : memref<64xf32>
+  scf.for %r = %first to %rows step %step {
+    %r_i64 = arith.index_cast %r : index to i64
+    %next_r = arith.addi %r, %step : index
+    %next_i64 = arith.index_cast %next_r : index to i64
+    %max = scf.for %s = %c0 to %c64 step %c16 iter_args(%m = %nan) -> (vector<16xf32>) {
+      %s_i64 = arith.index_cast %s : index to i64
+      %here = arith.muli %r_i64, %c256_i64 : i64
+      %ahead = arith.muli %next_i64, %c256_i64 : i64
+      %off = arith.muli %s_i64, %c4_i64 : i64
+      %p = llvm.inttoptr %in : i64 to !llvm.ptr
+      %rp = llvm.getelementptr %p[%here] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+      %src = llvm.getelementptr %rp[%off] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+      %np = llvm.getelementptr %p[%ahead] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+      %pre = llvm.getelementptr %np[%off] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+      "llvm.intr.prefetch"(%pre) <{cache = 1 : i32, hint = 3 : i32, rw = 0 : i32}> {spine.next_iteration_prefetch} : (!llvm.ptr) -> ()
+      %v = llvm.load %src {alignment = 4 : i64} : !llvm.ptr -> vector<16xf32>
+      vector.store %v, %row[%s] : memref<64xf32>, vector<16xf32>
+      %n = arith.maxnumf %m, %v : vector<16xf32>
+      scf.yield %n : vector<16xf32>
+    }
+    scf.if %pending {
+      %sum = scf.for %s = %c0 to %c64 step %c16 iter_args(%a = %zero) -> (vector<16xf32>) {
+        %prev = vector.load %exp[%s] : memref<64xf32>, vector<16xf32>
+        %q = arith.mulf %prev, %scale : vector<16xf32>
+        %s_i64 = arith.index_cast %s : index to i64
+        %dst = llvm.getelementptr %out[%s_i64] : (!llvm.ptr, i64) -> !llvm.ptr, f32
+        llvm.store %q, %dst : vector<16xf32>, !llvm.ptr
+        %v = vector.load %row[%s] : memref<64xf32>, vector<16xf32>
+        %d = arith.subf %v, %max : vector<16xf32>
+        %e = math.exp %d : vector<16xf32>
+        vector.store %e, %exp[%s] : memref<64xf32>, vector<16xf32>
+        %t = arith.addf %a, %e : vector<16xf32>
+        scf.yield %t : vector<16xf32>
+      }
+    } else {
+      %sum = scf.for %s = %c0 to %c64 step %c16 iter_args(%a = %zero) -> (vector<16xf32>) {
+        %v = vector.load %row[%s] : memref<64xf32>, vector<16xf32>
+        %d = arith.subf %v, %max : vector<16xf32>
+        %e = math.exp %d : vector<16xf32>
+        vector.store %e, %exp[%s] : memref<64xf32>, vector<16xf32>
+        %t = arith.addf %a, %e : vector<16xf32>
+        scf.yield %t : vector<16xf32>
+      }
+    }
+  }
+  return
+}
+
 // A loop that computes but writes through a pointer (a store of results)
 // does not take the prefetches: memory is busy during it.
 // CHECK-LABEL: func.func @store_loop_takes_none

@@ -405,6 +405,56 @@ func.func @view_rows_prefetch_the_next_row(%base: i64, %rows: index, %acc: memre
   return
 }
 
+// The same, with the later loop in versions (spine-defer-store-walks makes
+// them: with and without the previous row's stores): neither version
+// prefetches the row again.
+// CHECK-LABEL: func.func @view_rows_read_again_in_versions
+// CHECK: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 3 : i32, rw = 0 : i32}> {spine.next_iteration_prefetch}
+// CHECK: scf.if
+// CHECK-NOT: llvm.intr.prefetch
+// CHECK: return
+func.func @view_rows_read_again_in_versions(%base: i64, %rows: index, %acc: memref<f32>, %out: memref<64xf32>, %flag: i1) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %c1_i64 = arith.constant 1 : i64
+  %c64_i64 = arith.constant 64 : i64
+  %c256_i64 = arith.constant 256 : i64
+  %zero = llvm.mlir.constant(0 : i64) : i64
+  %poison = llvm.mlir.poison : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+  scf.for %r = %c0 to %rows step %c1 {
+    %r64 = arith.index_cast %r : index to i64
+    %bytes = arith.muli %r64, %c256_i64 : i64
+    %addr = arith.addi %base, %bytes : i64
+    %p = llvm.inttoptr %addr : i64 to !llvm.ptr
+    %d0 = llvm.insertvalue %p, %poison[0] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+    %d1 = llvm.insertvalue %p, %d0[1] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+    %d2 = llvm.insertvalue %zero, %d1[2] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+    %d3 = llvm.insertvalue %c64_i64, %d2[3, 0] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+    %d4 = llvm.insertvalue %c1_i64, %d3[4, 0] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+    %view = builtin.unrealized_conversion_cast %d4 : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> to memref<64xf32>
+    scf.for %k = %c0 to %c64 step %c1 {
+      %x = memref.load %view[%k] : memref<64xf32>
+      %a = memref.load %acc[] : memref<f32>
+      %s = arith.addf %a, %x fastmath<reassoc> : f32
+      memref.store %s, %acc[] : memref<f32>
+    }
+    scf.if %flag {
+      scf.for %k = %c0 to %c64 step %c1 {
+        %x = memref.load %view[%k] : memref<64xf32>
+        %y = arith.mulf %x, %x : f32
+        memref.store %y, %out[%k] : memref<64xf32>
+      }
+    } else {
+      scf.for %k = %c0 to %c64 step %c1 {
+        %x = memref.load %view[%k] : memref<64xf32>
+        memref.store %x, %out[%k] : memref<64xf32>
+      }
+    }
+  }
+  return
+}
+
 // A row's sum inside a loop over rows: a strip of the reduction is four
 // registers of 8 floats, 128 bytes, and prefetches both of its lines of a
 // later row: the 8th after it, as rows of 256 bytes take 8 to cover the
