@@ -241,6 +241,21 @@ def FuseElementLoops : Pass<"spine-fuse-element-loops", "func::FuncOp"> {
   }];
 }
 
+def DeferStoreWalks : Pass<"spine-defer-store-walks", "func::FuncOp"> {
+  let summary = "Store a row during the next row's last walk writing its tile buffer";
+  let description = [{
+    On the loops spine-fuse-element-loops leaves. In a loop over rows whose
+    body ends with a walk that only stores a tile buffer through pointers
+    (softmax's scaled exponentials), that walk moves into the next
+    iteration's element loop writing the buffer: each element of the
+    previous row is stored there just before the new row's element is
+    written. The walk's scalars are carried to the next iteration, the last
+    row is stored after the loop, and an iteration whose reads may meet the
+    pending stores (checked at run time from byte ranges) stores them first.
+  }];
+  let dependentDialects = ["arith::ArithDialect", "scf::SCFDialect"];
+}
+
 def CollapseContiguousDims : Pass<"spine-collapse-contiguous-dims"> {
   let summary = "Merge loop dimensions of linalg.generic ops that every operand walks contiguously";
   let description = [{

@@ -148,6 +148,7 @@ void buildSpineTritonPipeline(OpPassManager &pm,
     elementLoops.streamingStoreBytes = options.streamingStoreBytes;
     elementLoops.shuffleReductions = options.shuffleReductions;
     elementLoops.selectMinMax = options.selectMinMax;
+    pm.addNestedPass<func::FuncOp>(createDeferStoreWalks());
     pm.addNestedPass<func::FuncOp>(createVersionLaneBounds());
     pm.addNestedPass<func::FuncOp>(createVectorizeElementLoops(elementLoops));
     pm.addNestedPass<func::FuncOp>(createScheduleTilePrefetches());

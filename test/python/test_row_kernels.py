@@ -8,7 +8,9 @@ index, whose walks spine-version-lane-bounds versions."""
 
 import importlib.util
 import re
+import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -72,6 +74,54 @@ def test_softmax_in_place():
     expected = torch.softmax(x, dim=1)
     softmax(x, x, 16, 512, 3)
     torch.testing.assert_close(x, expected, rtol=1e-5, atol=1e-6)
+
+
+def sequential_softmax(buf, n_rows, input_row, output_row):
+    """What one program computes over rows of `buf` that overlap: row r of the output (buf row
+    output_row + r) from row r of the input (buf row input_row + r), in order."""
+    buf = buf.clone()
+    for r in range(n_rows):
+        buf[output_row + r] = torch.softmax(buf[input_row + r], dim=0)
+    return buf
+
+
+@pytest.mark.parametrize("input_row, output_row", [(0, 1), (1, 0), (0, 2)])
+def test_softmax_rows_over_each_other(input_row, output_row):
+    # One program walks rows that overlap its output: with (0, 1) each row's output is the next
+    # row's input, so the store walk deferred into the next row's exponentials
+    # (spine-defer-store-walks) must store first (the run-time check); with (1, 0) and (0, 2) the
+    # next row's input is not the pending output and the stores wait.
+    torch.manual_seed(input_row * 3 + output_row)
+    n_rows, n_cols = 9, 1000
+    buf = torch.randn(n_rows + 2, n_cols) * 5
+    expected = sequential_softmax(buf, n_rows, input_row, output_row)
+    x, out = buf[input_row : input_row + n_rows], buf[output_row : output_row + n_rows]
+    softmax(out, x, n_rows, n_cols, 1, num_threads=1)
+    torch.testing.assert_close(buf, expected, rtol=1e-5, atol=1e-6)
+
+
+def test_softmax_defers_its_store_walk():
+    # Tutorial 02's row loop after spine-defer-store-walks carries the pending row's store walk
+    # (a flag, first false, and its scalars) to the next iteration.
+    x = torch.randn(64, 1000)
+    out = torch.empty_like(x)
+    compiled = softmax(out, x, 64, 1000, 8)
+    torch.testing.assert_close(out, torch.softmax(x, dim=1), rtol=1e-5, atol=1e-6)
+    opt = Path(sysconfig.get_path("scripts")) / "spine-triton-opt"
+    proc = subprocess.run(
+        [
+            str(opt),
+            "--pass-pipeline=builtin.module(spine-triton-pipeline)",
+            "--mlir-print-ir-after=spine-defer-store-walks",
+            "-o",
+            "/dev/null",
+        ],
+        input=compiled.asm["linalg"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert re.search(r"scf\.for %\w+ = .* iter_args\(%\w+ = %false", proc.stderr)
 
 
 def test_softmax_code_shape():
