@@ -66,17 +66,22 @@ static __m512 exp_ps(__m512 v) {
   return _mm512_scalef_ps(p, n);
 }
 
-static void softmax_row(const float *in, float *out, const float *next,
-                        const float *after_next, enum Prefetch prefetch) {
-  static __thread float numerator[N] __attribute__((aligned(64)));
+/* Walk 1 of softmax: the row's maximum, in every lane. */
+static __m512 row_max(const float *in) {
   __m512 m[4];
   for (int k = 0; k < 4; k++)
     m[k] = _mm512_set1_ps(-INFINITY);
   for (int i = 0; i < N; i += 64)
     for (int k = 0; k < 4; k++)
       m[k] = _mm512_max_ps(_mm512_loadu_ps(in + i + 16 * k), m[k]);
-  __m512 max = _mm512_set1_ps(_mm512_reduce_max_ps(
+  return _mm512_set1_ps(_mm512_reduce_max_ps(
       _mm512_max_ps(_mm512_max_ps(m[0], m[1]), _mm512_max_ps(m[2], m[3]))));
+}
+
+static void softmax_row(const float *in, float *out, const float *next,
+                        const float *after_next, enum Prefetch prefetch) {
+  static __thread float numerator[N] __attribute__((aligned(64)));
+  __m512 max = row_max(in);
   __m512 sum = _mm512_setzero_ps();
   for (int i = 0; i < N; i += 16) {
     if (prefetch != NONE && next)
@@ -106,14 +111,7 @@ static void softmax_rows_deferred(long program, long next_program) {
     const float *next = r + PROGRAMS < ROWS       ? x + (r + PROGRAMS) * N
                         : next_program < PROGRAMS ? x + next_program * N
                                                   : NULL;
-    __m512 m[4];
-    for (int k = 0; k < 4; k++)
-      m[k] = _mm512_set1_ps(-INFINITY);
-    for (int i = 0; i < N; i += 64)
-      for (int k = 0; k < 4; k++)
-        m[k] = _mm512_max_ps(_mm512_loadu_ps(in + i + 16 * k), m[k]);
-    __m512 max = _mm512_set1_ps(_mm512_reduce_max_ps(
-        _mm512_max_ps(_mm512_max_ps(m[0], m[1]), _mm512_max_ps(m[2], m[3]))));
+    __m512 max = row_max(in);
     /* Four registers per step, as the compiled walk's strips. */
     __m512 sum[4];
     for (int k = 0; k < 4; k++)

@@ -161,6 +161,24 @@ std::optional<ByteRange> viewRange(Value view) {
   return ByteRange{toPtr.getArg(), bytes};
 }
 
+/// pointerRange of a plain (not volatile, not atomic) llvm.load or
+/// llvm.store.
+template <typename Access>
+std::optional<ByteRange> plainRange(Access access, Type type) {
+  if (access.getVolatile_() ||
+      access.getOrdering() != LLVM::AtomicOrdering::not_atomic)
+    return std::nullopt;
+  return pointerRange(access, access.getAddr(), type);
+}
+
+/// Appends `range` unless `ranges` has it.
+void addRange(SmallVectorImpl<ByteRange> &ranges, ByteRange range) {
+  if (llvm::none_of(ranges, [&](const ByteRange &r) {
+        return r.base == range.base && r.size == range.size;
+      }))
+    ranges.push_back(range);
+}
+
 bool isTileBuffer(Value buffer) {
   return buffer.getDefiningOp<memref::AllocaOp>() ||
          buffer.getDefiningOp<memref::AllocOp>();
@@ -176,20 +194,13 @@ struct WindowReads {
   scf::ForOp host;
   SmallVector<ByteRange> ranges;
 
-  void addRange(ByteRange range) {
-    if (llvm::none_of(ranges, [&](const ByteRange &r) {
-          return r.base == range.base && r.size == range.size;
-        }))
-      ranges.push_back(range);
-  }
-
   /// The byte ranges behind a memref the window reads: none for tile
   /// buffers, a view's range, each branch's for an scf.if's result.
   LogicalResult addMemref(Value memref) {
     if (isTileBuffer(memref))
       return success();
     if (std::optional<ByteRange> view = viewRange(memref)) {
-      addRange(*view);
+      addRange(ranges, *view);
       return success();
     }
     auto result = dyn_cast<OpResult>(memref);
@@ -219,14 +230,10 @@ struct WindowReads {
         return WalkResult::advance();
       }
       if (auto load = dyn_cast<LLVM::LoadOp>(op)) {
-        std::optional<ByteRange> range =
-            load.getVolatile_() ||
-                    load.getOrdering() != LLVM::AtomicOrdering::not_atomic
-                ? std::nullopt
-                : pointerRange(op, load.getAddr(), load.getType());
+        std::optional<ByteRange> range = plainRange(load, load.getType());
         if (!range)
           return WalkResult::interrupt();
-        addRange(*range);
+        addRange(ranges, *range);
         return WalkResult::advance();
       }
       if (isa<memref::AllocaOp, LLVM::Prefetch, scf::ForOp, scf::IfOp,
@@ -278,16 +285,10 @@ LogicalResult analyzeStoreWalk(ArrayRef<scf::ForOp> loops, Value &buffer,
       }
       if (auto store = dyn_cast<LLVM::StoreOp>(op)) {
         std::optional<ByteRange> range =
-            store.getVolatile_() ||
-                    store.getOrdering() != LLVM::AtomicOrdering::not_atomic
-                ? std::nullopt
-                : pointerRange(op, store.getAddr(), store.getValue().getType());
+            plainRange(store, store.getValue().getType());
         if (!range)
           return WalkResult::interrupt();
-        if (llvm::none_of(writes, [&](const ByteRange &w) {
-              return w.base == range->base && w.size == range->size;
-            }))
-          writes.push_back(*range);
+        addRange(writes, *range);
         return WalkResult::advance();
       }
       if (isa<scf::IfOp, scf::YieldOp>(op) || isMemoryEffectFree(op))
