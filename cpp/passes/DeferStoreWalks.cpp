@@ -450,6 +450,10 @@ struct DeferStoreWalksPass : impl::DeferStoreWalksBase<DeferStoreWalksPass> {
       return map;
     };
     IRMapping fromIterArgs = previous(newRows.getRegionIterArgs().drop_front());
+    // The ranges were found in the old loop: its counter is the new one's.
+    auto current = [&](Value v) {
+      return v == rows.getInductionVar() ? newRows.getInductionVar() : v;
+    };
 
     // The run-time check: stores before the next row's reads when their
     // bytes may meet.
@@ -457,16 +461,17 @@ struct DeferStoreWalksPass : impl::DeferStoreWalksBase<DeferStoreWalksPass> {
     Value overlap = arith::ConstantIntOp::create(b, loc, i1, 0);
     Type i64 = b.getI64Type();
     for (const ByteRange &write : writes) {
-      Value writeBase = fromIterArgs.lookupOrDefault(write.base);
+      Value writeBase = fromIterArgs.lookupOrDefault(current(write.base));
       Value writeEnd = arith::AddIOp::create(
           b, loc, writeBase,
           arith::ConstantIntOp::create(b, loc, i64, write.size));
       for (const ByteRange &read : reads) {
+        Value readBase = current(read.base);
         Value readEnd = arith::AddIOp::create(
-            b, loc, read.base,
+            b, loc, readBase,
             arith::ConstantIntOp::create(b, loc, i64, read.size));
         Value before = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
-                                             writeEnd, read.base);
+                                             writeEnd, readBase);
         Value after = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ule,
                                             readEnd, writeBase);
         Value apart = arith::OrIOp::create(b, loc, before, after);
