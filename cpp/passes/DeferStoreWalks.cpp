@@ -39,6 +39,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/TileBuffer.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -177,11 +178,6 @@ void addRange(SmallVectorImpl<ByteRange> &ranges, ByteRange range) {
         return r.base == range.base && r.size == range.size;
       }))
     ranges.push_back(range);
-}
-
-bool isTileBuffer(Value buffer) {
-  return buffer.getDefiningOp<memref::AllocaOp>() ||
-         buffer.getDefiningOp<memref::AllocOp>();
 }
 
 /// What the ops of an iteration up to the end of the walk the stores join

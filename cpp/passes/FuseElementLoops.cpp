@@ -25,6 +25,7 @@
 
 #include "passes/IterationEvaluator.h"
 #include "passes/Passes.h"
+#include "passes/TileBuffer.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -48,13 +49,6 @@ struct Access {
   Value memref;
   ValueRange indices;
 };
-
-/// A buffer the kernel allocated itself: nothing but its own views aliases
-/// it.
-bool isTileBuffer(Value root) {
-  return root.getDefiningOp<memref::AllocOp>() ||
-         root.getDefiningOp<memref::AllocaOp>();
-}
 
 /// The accesses of an innermost loop without results whose body only
 /// computes, branches (scf.if) and reads or writes memory (memref or llvm

@@ -36,6 +36,7 @@
 
 #include "passes/Passes.h"
 #include "passes/ProgramIdArguments.h"
+#include "passes/TileBuffer.h"
 #include "passes/TilePrefetch.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -111,8 +112,7 @@ bool computesInCache(scf::ForOp loop) {
         break;
       buffer = def->getOperand(0);
     }
-    if (!buffer.getDefiningOp<memref::AllocaOp>() &&
-        !buffer.getDefiningOp<memref::AllocOp>())
+    if (!isTileBuffer(buffer))
       return WalkResult::interrupt();
     writesTile = true;
     return WalkResult::advance();
@@ -374,6 +374,8 @@ struct ScheduleTilePrefetchesPass
     llvm::MapVector<scf::ForOp, SmallVector<Operation *>> microKernels;
     llvm::MapVector<Operation *, SmallVector<Operation *>> computing;
     DenseSet<Operation *> seen;
+    // computingOpAfter walks what follows; many prefetches share each level.
+    DenseMap<Operation *, Operation *> computingAfter;
     getOperation().walk([&](LLVM::Prefetch prefetch) {
       if (!prefetch->hasAttr(kNextIterationPrefetch))
         return;
@@ -384,7 +386,10 @@ struct ScheduleTilePrefetchesPass
             microKernels[rows].push_back(op);
           return;
         }
-        if (Operation *versions = computingOpAfter(op)) {
+        auto [it, inserted] = computingAfter.try_emplace(op, nullptr);
+        if (inserted)
+          it->second = computingOpAfter(op);
+        if (Operation *versions = it->second) {
           if (seen.insert(op).second)
             computing[versions].push_back(op);
           return;
