@@ -21,7 +21,8 @@
 // each call after 64 MiB of cache-clearing writes; with the prefetches that
 // spine-schedule-tile-prefetches then issues in the merged walk's first
 // half): 4096 x 4096, 2 threads +12-17%, 1 thread +2-9%; 4096 x 1024
-// +17-21% and +13-16%; 4096 x 256 +26-37% and +36-42%. Written by hand
+// +17-21% and +13-16%; 4096 x 256 +26-37% and +36-42%; 4096 x 8192 +8-12%
+// and +3-8%; 2048 x 16384 +14-17% and +7%. Written by hand
 // (bench/row_walks.c) the same order gains 1-30% on 2 threads (nine runs).
 //
 // Applies to a loop over rows (an scf.for without results) whose body ends
@@ -54,9 +55,6 @@ namespace mlir::spine {
 #include "passes/Passes.h.inc"
 
 namespace {
-
-/// The largest tile buffer whose store walk is deferred (see defer).
-constexpr int64_t kMaxBufferBytes = 16384;
 
 /// Bytes [base, base + size) of memory the kernel was given; base is an i64.
 struct ByteRange {
@@ -318,18 +316,13 @@ struct DeferStoreWalksPass : impl::DeferStoreWalksBase<DeferStoreWalksPass> {
     if (walkLoops.empty() ||
         failed(analyzeStoreWalk(walkLoops, buffer, writes)))
       return;
-    // The buffer lives across iterations: allocated outside the row loop.
-    // Rows of at most 16 KiB, which with the row they are computed from fit
-    // L1 (32 KiB on Zen 4): with 8192 floats one thread measured 9-12%
-    // slower (two threads 3-9% faster).
+    // The buffer lives across iterations: allocated outside the row loop
+    // (spine-stack-buffers hoists the ones it puts on the stack; larger
+    // ones are allocated per row and stay as they are).
     auto bufferType = cast<MemRefType>(buffer.getType());
     if (rows->isAncestor(buffer.getDefiningOp()) ||
         !bufferType.hasStaticShape() ||
-        !bufferType.getElementType().isIntOrFloat() ||
-        bufferType.getNumElements() *
-                llvm::divideCeil(
-                    bufferType.getElementType().getIntOrFloatBitWidth(), 8) >
-            kMaxBufferBytes)
+        !bufferType.getElementType().isIntOrFloat())
       return;
 
     // The host: the body's element loop writing the buffer at its index,

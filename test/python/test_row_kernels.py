@@ -42,7 +42,7 @@ def softmax(out, x, n_rows, n_cols, programs, **options):
     )
 
 
-@pytest.mark.parametrize("n_cols", [1, 100, 256, 1000, 4096])
+@pytest.mark.parametrize("n_cols", [1, 100, 256, 1000, 4096, 8192, 10000, 16384])
 @pytest.mark.parametrize("threads", [1, 2])
 def test_softmax_rows(n_cols, threads):
     torch.manual_seed(n_cols)
@@ -85,14 +85,15 @@ def sequential_softmax(buf, n_rows, input_row, output_row):
     return buf
 
 
+@pytest.mark.parametrize("n_cols", [1000, 8192])
 @pytest.mark.parametrize("input_row, output_row", [(0, 1), (1, 0), (0, 2)])
-def test_softmax_rows_over_each_other(input_row, output_row):
+def test_softmax_rows_over_each_other(input_row, output_row, n_cols):
     # One program walks rows that overlap its output: with (0, 1) each row's output is the next
     # row's input, so the store walk deferred into the next row's exponentials
     # (spine-defer-store-walks) must store first (the run-time check); with (1, 0) and (0, 2) the
     # next row's input is not the pending output and the stores wait.
     torch.manual_seed(input_row * 3 + output_row)
-    n_rows, n_cols = 9, 1000
+    n_rows = 9
     buf = torch.randn(n_rows + 2, n_cols) * 5
     expected = sequential_softmax(buf, n_rows, input_row, output_row)
     x, out = buf[input_row : input_row + n_rows], buf[output_row : output_row + n_rows]
@@ -100,12 +101,14 @@ def test_softmax_rows_over_each_other(input_row, output_row):
     torch.testing.assert_close(buf, expected, rtol=1e-5, atol=1e-6)
 
 
-def test_softmax_defers_its_store_walk():
+@pytest.mark.parametrize("n_cols", [1000, 8192, 16384])
+def test_softmax_defers_its_store_walk(n_cols):
     # Tutorial 02's row loop after spine-defer-store-walks carries the pending row's store walk
-    # (a flag, first false, and its scalars) to the next iteration.
-    x = torch.randn(64, 1000)
+    # (a flag, first false, and its scalars) to the next iteration, for rows as wide as the
+    # stack holds their exponentials.
+    x = torch.randn(64, n_cols)
     out = torch.empty_like(x)
-    compiled = softmax(out, x, 64, 1000, 8)
+    compiled = softmax(out, x, 64, n_cols, 8)
     torch.testing.assert_close(out, torch.softmax(x, dim=1), rtol=1e-5, atol=1e-6)
     opt = Path(sysconfig.get_path("scripts")) / "spine-triton-opt"
     proc = subprocess.run(
