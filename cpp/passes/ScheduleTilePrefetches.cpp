@@ -21,7 +21,7 @@
 //    (spine-defer-store-walks), the strips of its first half take them all;
 //    where it has versions (an scf.if around), each version takes a copy.
 //
-// And in a kernel whose programs each reduce a row of 4 KiB or more and
+// And in a kernel whose programs each reduce a row of 8 KiB or more and
 // write it out (layer norm), the loop that writes the row, whose time goes
 // to stores, prefetches what the reducing loops prefetch one program
 // further: their next-program prefetches (pid_x + 1) with pid_x + 2. Reads
@@ -480,7 +480,7 @@ struct ScheduleTilePrefetchesPass
   /// Copies the next-program prefetches of `nest` into the store walks
   /// `stores` holds, one program further (see the file's header): in the
   /// copy, pid_x advances by one. Only where they prefetch one program
-  /// ahead, i.e. each program reads at least the lookahead (4 KiB) in its
+  /// ahead, i.e. each program reads at least the lookahead (8 KiB) in its
   /// reducing loops: shorter rows already prefetch several programs ahead,
   /// and the copy measured slower there (layer norm 4096 x 512: -1 to -8%;
   /// 16384 x 1000: -4%) where longer rows gain (4096 x 4096: +6-17%;

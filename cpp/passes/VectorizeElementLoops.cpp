@@ -61,8 +61,13 @@ constexpr int64_t maxLanes = 64;
 /// X60).
 constexpr int64_t kCacheLineBytes = 64;
 /// Bytes the next-iteration (or next-program) prefetches of a loop look
-/// ahead at least, and at most how many iterations (programs) ahead.
-constexpr int64_t kPrefetchLookaheadBytes = 4096;
+/// ahead at least, and at most how many iterations (programs) ahead. 8 KiB
+/// rather than 4: tutorial 02's softmax beyond the cache, 2 threads, in
+/// turns with torch's (whose calls leave memory slower to answer ours),
+/// 4096 x 256 +30-45% (eight rows ahead instead of four), 4096 x 1024
+/// +17-20% (two instead of one), and within 6% either way without torch in
+/// the rounds; layer norm at 512 to 4096 columns within 3%.
+constexpr int64_t kPrefetchLookaheadBytes = 8192;
 constexpr int64_t kMaxPrefetchDistance = 8;
 
 /// How many iterations (or programs) ahead prefetches go when each reads
@@ -677,7 +682,7 @@ private:
   /// block), the strips prefetch those into L2 instead: the next row
   /// arrives while this one is reduced and written, not when the next
   /// program starts reading it. As many programs ahead as the loop's reads
-  /// take to cover kPrefetchLookaheadBytes (two for rows of 512 floats).
+  /// take to cover kPrefetchLookaheadBytes (four for rows of 512 floats).
   /// Layer norm beyond the cache, 2 threads: 4096 x 4096 24.7-28.0 ->
   /// 32.0-40.6 GB/s; 4096 x 512, one program ahead against two, 24.9 /
   /// 26.1 -> 31.7 / 31.0. Softmax as tutorial 02 with a program per row
@@ -695,9 +700,14 @@ private:
     scf::ForOp outer = loopOverTilesAround(loop);
     if (outer && loopOverTilesAround(outer))
       return;
-    Value next = arith::AddIOp::create(
-        b, loc, pid,
-        arith::ConstantIntOp::create(b, loc, b.getI32Type(), programsAhead));
+    // A persistent program's rows are many: the thread reads the next
+    // program's first row right after this program's last, so one program
+    // ahead, however few bytes a row has.
+    nextProgramDistance = outer ? 1 : programsAhead;
+    Value next =
+        arith::AddIOp::create(b, loc, pid,
+                              arith::ConstantIntOp::create(
+                                  b, loc, b.getI32Type(), nextProgramDistance));
     IRMapping map;
     map.map(pid, next);
     // In a program's loop over tiles (a persistent program's loop over rows
@@ -748,7 +758,7 @@ private:
             b, loc, lineAt(b, loc, next, offset), b.getI32IntegerAttr(0),
             b.getI32IntegerAttr(kL2Locality), b.getI32IntegerAttr(1));
         prefetch->setAttr(kNextProgramPrefetch,
-                          b.getI64IntegerAttr(programsAhead));
+                          b.getI64IntegerAttr(nextProgramDistance));
       }
       scf::YieldOp::create(b, loc);
     });
@@ -1142,6 +1152,8 @@ private:
   /// in a loop that reduces (see setUpNextProgram), and whether it exists.
   std::optional<IterationEvaluator> nextProgram;
   Value nextProgramExists;
+  /// How many programs ahead nextProgram is (setUpNextProgram).
+  int64_t nextProgramDistance = 1;
   /// Whether the loop around the tile makes the iteration nextIteration
   /// evaluates.
   Value aheadIterationExists;
@@ -1349,7 +1361,7 @@ struct VectorizeElementLoopsPass
     int64_t strips = trips / lanes;
     if (outermost) {
       // As many programs ahead as cover kPrefetchLookaheadBytes of this
-      // loop's reads (two for a row of 512 floats).
+      // loop's reads (four for a row of 512 floats).
       programsAhead =
           stepsAhead(llvm::divideCeil(analysis.narrowestAccess(), 8) * trips);
     }

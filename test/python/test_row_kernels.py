@@ -201,7 +201,7 @@ STORE_WALK_PREFETCH = re.compile(
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("M, n", [(5, 4096), (3, 8192), (4, 16384), (2, 4096), (1, 4096)])
 def test_layer_norm_store_walk_prefetches_the_program_after_next(M, n, threads):
-    # Rows of 4 KiB or more: the walk that writes the row also prefetches, into L2, the row of
+    # Rows of 8 KiB or more: the walk that writes the row also prefetches, into L2, the row of
     # pid_x + 2, behind a check that it exists (the last two programs have none). 16384 floats
     # keep their buffers on the heap, which the copy leaves out.
     llmlir = checked_layer_norm(M, n, threads).asm["llmlir"]
@@ -210,10 +210,10 @@ def test_layer_norm_store_walk_prefetches_the_program_after_next(M, n, threads):
 
 
 def test_layer_norm_short_rows_get_no_store_walk_prefetches():
-    # Rows under 4 KiB prefetch several programs ahead already (two for 512 floats): the store walk
+    # Rows under 8 KiB prefetch several programs ahead already (four for 512 floats): the store walk
     # gets no copy.
     llmlir = checked_layer_norm(6, 512).asm["llmlir"]
-    assert re.search(r"spine\.next_program_prefetch = 2 : i64", llmlir)
+    assert re.search(r"spine\.next_program_prefetch = 4 : i64", llmlir)
     assert not STORE_WALK_PREFETCH.search(llmlir)
 
 

@@ -1,17 +1,18 @@
 // RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-element-loops{vector-bits=512}))' %s | FileCheck %s
 
 // A kernel (public, with the six program-id arguments) whose loop reduces a
-// view of its row: the launcher runs pid_x + 1 next on this thread, so each
-// strip also prefetches, into L2 (hint 2), the same lines of that program's
-// row (the view's descriptor recomputed with pid_x + 1), when that program
-// exists (a row of 4 KiB or more: one program ahead, which the prefetches'
-// attribute says for spine-schedule-tile-prefetches). No loop over tiles is
+// view of its row: the launcher runs pid_x + 1, pid_x + 2... next on this
+// thread, so each strip also prefetches, into L2 (hint 2), the same lines of
+// a later program's row (the view's descriptor recomputed with its pid_x),
+// when that program
+// exists (a row of 4 KiB: two programs ahead, which cover 8 KiB, as the
+// prefetches' attribute says for spine-schedule-tile-prefetches). No loop over tiles is
 // around the loop, so nothing else guards it.
 // CHECK-LABEL: func.func @row_sum(
 // CHECK-SAME: %[[X:[a-z0-9]+]]: i64, %{{[a-z0-9]+}}: memref<f32>, %[[PID:[a-z0-9]+]]: i32, %{{[a-z0-9]+}}: i32, %{{[a-z0-9]+}}: i32, %[[NX:[a-z0-9]+]]: i32
 // CHECK: scf.for %[[I:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args
-// CHECK: %[[ONE:.*]] = arith.constant 1 : i32
-// CHECK: %[[NEXT:.*]] = arith.addi %[[PID]], %[[ONE]] : i32
+// CHECK: %[[TWO:.*]] = arith.constant 2 : i32
+// CHECK: %[[NEXT:.*]] = arith.addi %[[PID]], %[[TWO]] : i32
 // CHECK: %[[EXISTS:.*]] = arith.cmpi slt, %[[NEXT]], %[[NX]] : i32
 // CHECK: %[[ROW:.*]] = arith.extsi %[[NEXT]] : i32 to i64
 // CHECK: %[[OFFSET:.*]] = arith.muli %[[ROW]], %{{.*}} : i64
@@ -19,8 +20,8 @@
 // CHECK: %[[AT:.*]] = arith.index_cast %[[I]] : index to i64
 // CHECK: %[[LINE:.*]] = llvm.getelementptr %{{.*}}[%{{.*}}] : (!llvm.ptr, i64) -> !llvm.ptr, i8
 // CHECK: scf.if %[[EXISTS]] {
-// CHECK-NEXT: "llvm.intr.prefetch"(%[[LINE]]) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}> {spine.next_program_prefetch = 1 : i64}
-// CHECK-COUNT-3: "llvm.intr.prefetch"({{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}> {spine.next_program_prefetch = 1 : i64}
+// CHECK-NEXT: "llvm.intr.prefetch"(%[[LINE]]) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}> {spine.next_program_prefetch = 2 : i64}
+// CHECK-COUNT-3: "llvm.intr.prefetch"({{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}> {spine.next_program_prefetch = 2 : i64}
 // CHECK-NOT: llvm.intr.prefetch
 // CHECK: vector.load %{{.*}}[%[[I]]] : memref<1024xf32>, vector<64xf32>
 // CHECK: return
@@ -53,15 +54,16 @@ func.func @row_sum(%x: i64, %sum: memref<f32>, %pid: i32, %pidy: i32, %pidz: i32
   return
 }
 
-// A row of 256 floats (1 KiB): as many programs ahead as cover 4 KiB, four.
+// A row of 256 floats (1 KiB): as many programs ahead as cover 8 KiB, eight
+// (also the most).
 // CHECK-LABEL: func.func @short_row_sum(
 // CHECK-SAME: %{{[a-z0-9]+}}: i64, %{{[a-z0-9]+}}: memref<f32>, %[[PID:[a-z0-9]+]]: i32, %{{[a-z0-9]+}}: i32, %{{[a-z0-9]+}}: i32, %[[NX:[a-z0-9]+]]: i32
 // CHECK: scf.for
-// CHECK: %[[FOUR:.*]] = arith.constant 4 : i32
-// CHECK: %[[AHEAD:.*]] = arith.addi %[[PID]], %[[FOUR]] : i32
+// CHECK: %[[EIGHT:.*]] = arith.constant 8 : i32
+// CHECK: %[[AHEAD:.*]] = arith.addi %[[PID]], %[[EIGHT]] : i32
 // CHECK: %[[EXISTS:.*]] = arith.cmpi slt, %[[AHEAD]], %[[NX]] : i32
 // CHECK: scf.if %[[EXISTS]] {
-// CHECK: "llvm.intr.prefetch"({{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}> {spine.next_program_prefetch = 4 : i64}
+// CHECK: "llvm.intr.prefetch"({{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}> {spine.next_program_prefetch = 8 : i64}
 
 func.func @short_row_sum(%x: i64, %sum: memref<f32>, %pid: i32, %pidy: i32, %pidz: i32, %nx: i32, %ny: i32, %nz: i32) {
   %c0 = arith.constant 0 : index
@@ -154,16 +156,18 @@ func.func private @row_sum_helper(%x: i64, %sum: memref<f32>, %pid: i32, %pidy: 
   return
 }
 
-// A persistent program's loop over rows from pid_x, num_programs_x apart:
-// in its last iteration the strips prefetch the first row of the program
-// that follows, pid_x + 1 (the loop's lower bound as that program computes
-// it), not another row of this one; other iterations prefetch their next
-// row (next-iteration prefetches).
+// A persistent program's loop over rows from pid_x, num_programs_x apart,
+// rows of 4 KiB (prefetched two iterations ahead): in its last two
+// iterations the strips prefetch the first row of the program that follows,
+// pid_x + 1 however short its rows (the loop's lower bound as that program
+// computes it), not another row of this one; other iterations prefetch the
+// row two iterations on (next-iteration prefetches).
 // CHECK-LABEL: func.func @persistent_row_sums(
 // CHECK-SAME: %[[X:[a-z0-9]+]]: i64, %{{[a-z0-9]+}}: memref<f32>, %[[N:[a-z0-9]+]]: i32, %[[PID:[a-z0-9]+]]: i32, %{{[a-z0-9]+}}: i32, %{{[a-z0-9]+}}: i32, %[[NX:[a-z0-9]+]]: i32
 // CHECK: scf.for %[[R:.*]] = %[[PID]] to %[[N]] step %[[NX]]
 // CHECK: scf.for %{{.*}} = %{{.*}} to %{{.*}} step %{{.*}} iter_args
-// CHECK: %[[AHEAD:.*]] = arith.addi %[[R]], %[[NX]] : i32
+// CHECK: %[[TWICE:.*]] = arith.muli %[[NX]], %c2_i32 : i32
+// CHECK: %[[AHEAD:.*]] = arith.addi %[[R]], %[[TWICE]] : i32
 // CHECK: %[[MORE:.*]] = arith.cmpi slt, %[[AHEAD]], %[[N]] : i32
 // CHECK: %[[NEXT:.*]] = arith.addi %[[PID]], %{{.*}} : i32
 // CHECK: %[[EXISTS:.*]] = arith.cmpi slt, %[[NEXT]], %[[NX]] : i32

@@ -277,12 +277,12 @@ func.func @ordered_sum(%in: memref<64xf32>, %acc: memref<f32>) {
 // also prefetches what it reads in the loop's next iteration, the address
 // computed from the offset the loop yields, once per 64-byte line (every
 // other strip of 8 floats); the prefetch is marked for
-// spine-schedule-tile-prefetches. (The tile's 4 KiB are what the prefetches
+// spine-schedule-tile-prefetches. (The tile's 8 KiB are what the prefetches
 // look ahead: one iteration.) Only an iteration the loop makes is prefetched:
 // the last prefetches nothing.
 // CHECK-LABEL: func.func @tile_copy_prefetches_next_tile
 // CHECK: scf.for %[[T:.*]] = %c0 to %arg1 step %c1 iter_args(%[[OFF:.*]] = %c0_i64) -> (i64) {
-// CHECK: scf.for %{{.*}} = %c0 to %c1024{{.*}} step %c8
+// CHECK: scf.for %{{.*}} = %c0 to %c2048{{.*}} step %c8
 // CHECK: %[[NEXT:.*]] = arith.addi %[[OFF]], %c4096_i64 : i64
 // CHECK: %[[NEXT_T:.*]] = arith.addi %[[T]], %c1 : index
 // CHECK-NOT: %c4096_i64
@@ -295,22 +295,22 @@ func.func @ordered_sum(%in: memref<64xf32>, %acc: memref<f32>) {
 // CHECK: scf.if %[[WHEN]] {
 // CHECK: "llvm.intr.prefetch"(%[[AHEAD]]) <{cache = 1 : i32, hint = 3 : i32, rw = 0 : i32}> {spine.next_iteration_prefetch}
 // CHECK: llvm.load %{{.*}} -> vector<8xf32>
-func.func @tile_copy_prefetches_next_tile(%base: i64, %tiles: index, %buf: memref<1024xf32>) {
+func.func @tile_copy_prefetches_next_tile(%base: i64, %tiles: index, %buf: memref<2048xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
-  %c1024 = arith.constant 1024 : index
+  %c2048 = arith.constant 2048 : index
   %c0_i64 = arith.constant 0 : i64
   %c4_i64 = arith.constant 4 : i64
   %c4096_i64 = arith.constant 4096 : i64
   %end = scf.for %t = %c0 to %tiles step %c1 iter_args(%off = %c0_i64) -> (i64) {
-    scf.for %k = %c0 to %c1024 step %c1 {
+    scf.for %k = %c0 to %c2048 step %c1 {
       %k64 = arith.index_cast %k : index to i64
       %elt = arith.addi %k64, %off : i64
       %bytes = arith.muli %elt, %c4_i64 : i64
       %p = llvm.inttoptr %base : i64 to !llvm.ptr
       %q = llvm.getelementptr %p[%bytes] : (!llvm.ptr, i64) -> !llvm.ptr, i8
       %x = llvm.load %q {alignment = 4 : i64} : !llvm.ptr -> f32
-      memref.store %x, %buf[%k] : memref<1024xf32>
+      memref.store %x, %buf[%k] : memref<2048xf32>
     }
     %next = arith.addi %off, %c4096_i64 : i64
     scf.yield %next : i64
@@ -318,16 +318,21 @@ func.func @tile_copy_prefetches_next_tile(%base: i64, %tiles: index, %buf: memre
   return
 }
 
-// The same with tiles of 1 KiB: the prefetches reach 4 iterations ahead,
-// the offset the loop carries advanced by four of its yields.
+// The same with tiles of 1 KiB: the prefetches reach 8 iterations ahead
+// (8 KiB, and the most), the offset the loop carries advanced by eight of
+// its yields.
 // CHECK-LABEL: func.func @small_tiles_prefetch_further
 // CHECK: scf.for %{{.*}} = %c0 to %arg1 step %c1 iter_args(%[[OFF:.*]] = %c0_i64) -> (i64) {
 // CHECK: %[[A1:.*]] = arith.addi %[[OFF]], %c1024_i64 : i64
 // CHECK: %[[A2:.*]] = arith.addi %[[A1]], %c1024_i64 : i64
 // CHECK: %[[A3:.*]] = arith.addi %[[A2]], %c1024_i64 : i64
 // CHECK: %[[A4:.*]] = arith.addi %[[A3]], %c1024_i64 : i64
+// CHECK: %[[A5:.*]] = arith.addi %[[A4]], %c1024_i64 : i64
+// CHECK: %[[A6:.*]] = arith.addi %[[A5]], %c1024_i64 : i64
+// CHECK: %[[A7:.*]] = arith.addi %[[A6]], %c1024_i64 : i64
+// CHECK: %[[A8:.*]] = arith.addi %[[A7]], %c1024_i64 : i64
 // CHECK-NOT: %c1024_i64
-// CHECK: arith.addi %{{.*}}, %[[A4]] : i64
+// CHECK: arith.addi %{{.*}}, %[[A8]] : i64
 // CHECK: "llvm.intr.prefetch"
 func.func @small_tiles_prefetch_further(%base: i64, %tiles: index, %buf: memref<256xf32>) {
   %c0 = arith.constant 0 : index
