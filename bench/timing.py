@@ -35,10 +35,17 @@ def _rounds_ms(fns: dict, budget_ms: float, min_rounds: int, max_rounds: int) ->
     return times
 
 
-def median_ms(fns: dict) -> dict[str, float]:
-    """Median wall-clock milliseconds of each no-argument callable, timed in turns."""
-    times = _rounds_ms(fns, budget_ms=200 * len(fns), min_rounds=3, max_rounds=2000)
-    return {name: statistics.median(t) for name, t in times.items()}
+def rounds_ms(fns: dict, min_rounds: int = 3) -> dict[str, list[float]]:
+    """Wall-clock milliseconds of each no-argument callable, timed in turns: one list per
+    callable, entry i from round i."""
+    return _rounds_ms(fns, budget_ms=200 * len(fns), min_rounds=min_rounds, max_rounds=2000)
+
+
+def paired_speedup(times: list[float], reference: list[float]) -> float:
+    """How many times faster than `reference` a callable ran, the median over rounds of the two
+    calls made in the same round (rounds_ms): the machine's slow and quick moments cancel in each
+    pair, where a ratio of two medians lets them in."""
+    return statistics.median(r / t for t, r in zip(times, reference, strict=True))
 
 
 def launch_ms(fns: dict, calls: int = 2000, batches: int = 5) -> dict[str, float]:

@@ -13,6 +13,7 @@ import faulthandler
 import json
 import os
 import re
+import statistics
 import sys
 import time
 from importlib.metadata import PackageNotFoundError, version
@@ -24,12 +25,14 @@ import torch
 import torch.nn.functional as F
 import triton
 from cases import TRIAD, Case
-from timing import launch_ms, median_ms
+from timing import launch_ms, paired_speedup, rounds_ms
 
 DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
 # Largest error allowed relative to the largest |value| of the fp32 torch reference: a few ulps of
 # the output type, which also covers fp32 sums taken in another order.
 TOLERANCE = {"fp32": 1e-5, "fp16": 2e-3, "bf16": 1.6e-2}
+# Rounds at least, for a case timed with the triad in turns (3 otherwise).
+TRIAD_ROUNDS = 15
 LAYER_NORM_EPS = 1e-5
 
 
@@ -289,9 +292,18 @@ def serve():
                 except Exception as e:  # noqa: BLE001 - recorded in the report, the run goes on
                     send(event="result", provider=provider, error=summary(e))
             send(event="timing")
-            times = launch_ms(fns) if case.kernel == "launch" else median_ms(fns)
-            for provider, ms in times.items():
-                send(event="result", provider=provider, ms=ms, **note(case, provider))
+            if case.kernel == "launch":
+                for provider, ms in launch_ms(fns).items():
+                    send(event="result", provider=provider, ms=ms, **note(case, provider))
+            else:
+                # With the triad in turns, more rounds: its paired ratio is a median over them.
+                rounds = rounds_ms(fns, min_rounds=TRIAD_ROUNDS if TRIAD in fns else 3)
+                for provider, times in rounds.items():
+                    paired = {}
+                    if TRIAD in rounds and provider != TRIAD:
+                        paired["per_triad"] = paired_speedup(times, rounds[TRIAD])
+                    ms = statistics.median(times)
+                    send(event="result", provider=provider, ms=ms, **paired, **note(case, provider))
         torch.set_num_threads(default_threads)
         send(event="done")
 

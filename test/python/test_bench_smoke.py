@@ -43,8 +43,11 @@ def test_smoke_run_reports_every_kernel(tmp_path):
         assert set(row["results"]) == set(cases.providers(case))
         for result in row["results"].values():
             assert {"ms", "error", "skipped"} & set(result), result
-        # Memory-bound rows are set against the triad timed in turns with them.
+        # Memory-bound rows are set against the triad timed in turns with them, call for call.
         if case.spec.roof == "stream":
             assert "ms" in row["results"][cases.TRIAD], row["results"][cases.TRIAD]
+            for provider, result in row["results"].items():
+                if provider != cases.TRIAD and "ms" in result:
+                    assert result["per_triad"] > 0, (provider, result)
     for limit in ("fma", "stream"):
         assert {"all", "error"} & set(data["machine"][limit])
