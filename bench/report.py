@@ -313,7 +313,8 @@ def write(data: dict, out: Path):
                 "throughput over theirs (above 1: faster); `stream-triad` is the STREAM triad timed in "
                 "turns with the GB/s rows' providers (the same rounds, cache clearing and median); "
                 "`% of peak` is spine-triton's share of the all-threads FMA peak (GFLOP/s rows) or of "
-                "that triad (GB/s rows)."
+                "that triad (GB/s rows: the median over rounds of its share of the triad's call in the "
+                "same round)."
             ),
         ),
         *_scaling_section(data, notes),
