@@ -63,10 +63,11 @@ constexpr int64_t kCacheLineBytes = 64;
 /// Bytes the next-iteration (or next-program) prefetches of a loop look
 /// ahead at least, and at most how many iterations (programs) ahead. 8 KiB
 /// rather than 4: tutorial 02's softmax beyond the cache, 2 threads, in
-/// turns with torch's (whose calls leave memory slower to answer ours),
-/// 4096 x 256 +30-45% (eight rows ahead instead of four), 4096 x 1024
-/// +17-20% (two instead of one), and within 6% either way without torch in
-/// the rounds; layer norm at 512 to 4096 columns within 3%.
+/// turns with torch's softmax (after whose calls ours run slower; why is
+/// not known), 4096 x 256 +30-45% (eight rows ahead instead of four),
+/// 4096 x 1024 +17-20% (two instead of one), and within 6% either way
+/// without torch in the rounds; layer norm at 512 to 4096 columns within
+/// 3%.
 constexpr int64_t kPrefetchLookaheadBytes = 8192;
 constexpr int64_t kMaxPrefetchDistance = 8;
 
