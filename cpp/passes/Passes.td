@@ -15,6 +15,20 @@ def MaterializeProgramIds : Pass<"spine-materialize-program-ids", "ModuleOp"> {
   }];
 }
 
+def BlockGridStrideLoops : Pass<"spine-block-grid-stride-loops", "ModuleOp"> {
+  let summary = "Give each program of a grid-stride loop a block of consecutive rows";
+  let description = [{
+    On TTIR, after spine-materialize-program-ids. A kernel's loop
+    `for row in range(pid_x, n, num_programs_x)` whose iterations touch
+    `arg + row * stride + c + lanes` only, with nothing outside it writing
+    memory, is versioned on a run-time check that no iteration touches what
+    another one writes: when it holds, program p takes rows
+    [p * B, min((p + 1) * B, n)), B = ceil(n / num_programs_x), so a thread
+    walks its programs' rows in order; otherwise the loop runs as written.
+  }];
+  let dependentDialects = ["arith::ArithDialect", "scf::SCFDialect"];
+}
+
 def ScalarizePointerIterArgs
     : Pass<"spine-scalarize-pointer-iter-args", "ModuleOp"> {
   let summary = "Carry a scalar offset instead of a pointer tensor through loops";

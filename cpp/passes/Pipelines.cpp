@@ -94,6 +94,7 @@ struct ExpandArithForLLVMPass
 
 void buildTritonToLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createMaterializeProgramIds());
+  pm.addPass(createBlockGridStrideLoops());
   pm.addPass(createScalarizePointerIterArgs());
   pm.addPass(createPeelConstantAccumulators());
   pm.addPass(createCanonicalizerPass());

@@ -1,0 +1,126 @@
+// RUN: spine-triton-opt --spine-materialize-program-ids --spine-block-grid-stride-loops --split-input-file %s | FileCheck %s
+
+// Tutorial 02's softmax rows: versioned on the run-time check, program p
+// takes rows [p * B, p * B + min(B, n - p * B)), B = ceil(n / programs).
+
+// CHECK-LABEL: tt.func public @rows
+// CHECK-SAME: (%[[OUT:[^:]*]]: !tt.ptr<f32>, %[[IN:[^:]*]]: !tt.ptr<f32>, %{{[^:]*}}: i32, %[[N:[^:]*]]: i32, %{{[^:]*}}: i32, %[[PID:[^:]*]]: i32, %{{[^:]*}}: i32, %{{[^:]*}}: i32, %[[P:[^:]*]]: i32,
+// CHECK-DAG: tt.ptr_to_int %[[IN]] : !tt.ptr<f32> -> i64
+// CHECK-DAG: tt.ptr_to_int %[[OUT]] : !tt.ptr<f32> -> i64
+// CHECK: %[[ROWS:.*]] = arith.maxsi %[[N]], %{{.*}} : i32
+// CHECK: %[[B:.*]] = arith.ceildivsi %[[ROWS]], %[[P]] : i32
+// CHECK: %[[START:.*]] = arith.muli %[[PID]], %[[B]] : i32
+// CHECK: %[[LEFT:.*]] = arith.subi %[[ROWS]], %[[START]] : i32
+// CHECK: %[[TAKE:.*]] = arith.minsi %[[B]], %[[LEFT]] : i32
+// CHECK: %[[END:.*]] = arith.addi %[[START]], %[[TAKE]] : i32
+// CHECK: scf.if %{{.*}} {
+// CHECK-NEXT: scf.for %[[ROW:.*]] = %[[START]] to %[[END]] step %{{.*}} : i32 {
+// CHECK: tt.load
+// CHECK: tt.store
+// CHECK: } {tt.num_stages = 2 : i32}
+// CHECK-NEXT: } else {
+// CHECK-NEXT: scf.for %{{.*}} = %[[PID]] to %[[N]] step %[[P]] : i32 {
+// CHECK: } {tt.num_stages = 2 : i32}
+// CHECK-NEXT: }
+// CHECK-NEXT: tt.return
+tt.func public @rows(%out: !tt.ptr<f32>, %in: !tt.ptr<f32>, %stride: i32, %n: i32, %cols: i32) {
+  %pid = tt.get_program_id x : i32
+  %programs = tt.get_num_programs x : i32
+  %other = arith.constant dense<0xFF800000> : tensor<128xf32>
+  scf.for %row = %pid to %n step %programs : i32 {
+    %offset = arith.muli %row, %stride : i32
+    %in_row = tt.addptr %in, %offset : !tt.ptr<f32>, i32
+    %lanes = tt.make_range {end = 128 : i32, start = 0 : i32} : tensor<128xi32>
+    %in_rows = tt.splat %in_row : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
+    %in_ptrs = tt.addptr %in_rows, %lanes : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
+    %bound = tt.splat %cols : i32 -> tensor<128xi32>
+    %mask = arith.cmpi slt, %lanes, %bound : tensor<128xi32>
+    %x = tt.load %in_ptrs, %mask, %other : tensor<128x!tt.ptr<f32>>
+    %y = math.exp %x : tensor<128xf32>
+    %out_row = tt.addptr %out, %offset : !tt.ptr<f32>, i32
+    %out_rows = tt.splat %out_row : !tt.ptr<f32> -> tensor<128x!tt.ptr<f32>>
+    %out_ptrs = tt.addptr %out_rows, %lanes : tensor<128x!tt.ptr<f32>>, tensor<128xi32>
+    tt.store %out_ptrs, %y, %mask : tensor<128x!tt.ptr<f32>>
+  } {tt.num_stages = 2 : i32}
+  tt.return
+}
+
+// -----
+
+// The program id decides more than the rows: left as written.
+
+// CHECK-LABEL: tt.func public @pid_in_body
+// CHECK-NOT: scf.if
+// CHECK: scf.for
+tt.func public @pid_in_body(%out: !tt.ptr<i32>, %n: i32) {
+  %pid = tt.get_program_id x : i32
+  %programs = tt.get_num_programs x : i32
+  scf.for %row = %pid to %n step %programs : i32 {
+    %ptr = tt.addptr %out, %row : !tt.ptr<i32>, i32
+    tt.store %ptr, %pid : !tt.ptr<i32>
+  }
+  tt.return
+}
+
+// -----
+
+// A store outside the loop: another program's iterations might read it.
+
+// CHECK-LABEL: tt.func public @store_before
+// CHECK-NOT: scf.if
+tt.func public @store_before(%out: !tt.ptr<i32>, %n: i32) {
+  %pid = tt.get_program_id x : i32
+  %programs = tt.get_num_programs x : i32
+  %c0 = arith.constant 0 : i32
+  tt.store %out, %c0 : !tt.ptr<i32>
+  scf.for %row = %pid to %n step %programs : i32 {
+    %ptr = tt.addptr %out, %row : !tt.ptr<i32>, i32
+    tt.store %ptr, %row : !tt.ptr<i32>
+  }
+  tt.return
+}
+
+// -----
+
+// Atomics, loop-carried values, and pointers read from memory are not
+// analysed: left as written.
+
+// CHECK-LABEL: tt.func public @atomic
+// CHECK-NOT: scf.if
+tt.func public @atomic(%out: !tt.ptr<i32>, %n: i32) {
+  %pid = tt.get_program_id x : i32
+  %programs = tt.get_num_programs x : i32
+  scf.for %row = %pid to %n step %programs : i32 {
+    %ptr = tt.addptr %out, %row : !tt.ptr<i32>, i32
+    %old = tt.atomic_rmw add, relaxed, gpu, %ptr, %row : (!tt.ptr<i32>, i32) -> i32
+  }
+  tt.return
+}
+
+// CHECK-LABEL: tt.func public @carried
+// CHECK-NOT: scf.if
+tt.func public @carried(%out: !tt.ptr<i32>, %n: i32) {
+  %pid = tt.get_program_id x : i32
+  %programs = tt.get_num_programs x : i32
+  %c0 = arith.constant 0 : i32
+  %sum = scf.for %row = %pid to %n step %programs iter_args(%acc = %c0) -> (i32) : i32 {
+    %ptr = tt.addptr %out, %row : !tt.ptr<i32>, i32
+    tt.store %ptr, %acc : !tt.ptr<i32>
+    %next = arith.addi %acc, %row : i32
+    scf.yield %next : i32
+  }
+  tt.return
+}
+
+// CHECK-LABEL: tt.func public @loaded_pointer
+// CHECK-NOT: scf.if
+tt.func public @loaded_pointer(%table: !tt.ptr<!tt.ptr<i32>>, %n: i32) {
+  %pid = tt.get_program_id x : i32
+  %programs = tt.get_num_programs x : i32
+  scf.for %row = %pid to %n step %programs : i32 {
+    %entry = tt.addptr %table, %row : !tt.ptr<!tt.ptr<i32>>, i32
+    %ptr = tt.load %entry : !tt.ptr<!tt.ptr<i32>>
+    tt.store %ptr, %row : !tt.ptr<i32>
+  }
+  tt.return
+}
