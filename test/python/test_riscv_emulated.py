@@ -22,6 +22,7 @@ from triton.language.extra import libdevice
 # The arguments every matmul kernel starts with: one definition, in examples/ (a directory of scripts).
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
 from bare_matmul import bare_matmul_kernel
+from test_grid_stride_loops import softmax_rows
 from tutorial_matmul import matmul_args
 
 pytestmark = [
@@ -79,24 +80,14 @@ def test_softmax():
     torch.testing.assert_close(out, torch.softmax(x, dim=1))
 
 
-@triton.jit
-def persistent_softmax_kernel(out_ptr, in_ptr, in_stride, out_stride, n_rows, n_cols, BLOCK: tl.constexpr):
-    # Tutorial 02's grid-stride loop: blocks of consecutive rows when the rows are independent
-    # (spine-block-grid-stride-loops), as written when they may not be.
-    for row in tl.range(tl.program_id(0), n_rows, tl.num_programs(0)):
-        offs = tl.arange(0, BLOCK)
-        mask = offs < n_cols
-        x = tl.load(in_ptr + row * in_stride + offs, mask=mask, other=-float("inf"))
-        num = tl.exp(x - tl.max(x, axis=0))
-        tl.store(out_ptr + row * out_stride + offs, num / tl.sum(num, axis=0), mask=mask)
-
-
 @pytest.mark.parametrize("in_place", [False, True])
 def test_persistent_softmax(in_place):
     x = torch.randn(23, 100)
     expected = torch.softmax(x, dim=1)
     out = x if in_place else torch.empty_like(x)
-    persistent_softmax_kernel[(3,)](out, x, x.stride(0), out.stride(0), 23, 100, BLOCK=128)
+    # Tutorial 02's grid-stride loop: blocks of consecutive rows when the rows are independent
+    # (spine-block-grid-stride-loops), as written when they may not be.
+    softmax_rows[(3,)](out, x, x.stride(0), out.stride(0), 23, 100, BLOCK=128)
     torch.testing.assert_close(out, expected)
 
 
