@@ -64,7 +64,6 @@ struct Linear {
 
 /// Where a tt.load or tt.store reaches, in elements of its pointer argument.
 struct Access {
-  Operation *op;
   bool writes;
   Value base;
   int64_t elementBytes;
@@ -97,12 +96,12 @@ public:
     SmallVector<Access> result;
     WalkResult walk = loop.getBody()->walk([&](Operation *op) {
       if (auto load = dyn_cast<triton::LoadOp>(op)) {
-        if (!addAccess(result, op, load.getPtr(), load.getMask(), false))
+        if (!addAccess(result, load.getPtr(), load.getMask(), false))
           return WalkResult::interrupt();
         return WalkResult::advance();
       }
       if (auto store = dyn_cast<triton::StoreOp>(op)) {
-        if (!addAccess(result, op, store.getPtr(), store.getMask(), true))
+        if (!addAccess(result, store.getPtr(), store.getMask(), true))
           return WalkResult::interrupt();
         return WalkResult::advance();
       }
@@ -275,8 +274,8 @@ private:
     return limit->offset;
   }
 
-  bool addAccess(SmallVector<Access> &accesses, Operation *op, Value ptr,
-                 Value mask, bool writes) {
+  bool addAccess(SmallVector<Access> &accesses, Value ptr, Value mask,
+                 bool writes) {
     auto where = pointer(ptr);
     if (!where)
       return false;
@@ -285,7 +284,7 @@ private:
     if (!pointee.isIntOrFloat())
       return false;
     int64_t bytes = std::max<int64_t>(1, pointee.getIntOrFloatBitWidth() / 8);
-    accesses.push_back({op, writes, where->first, bytes, where->second,
+    accesses.push_back({writes, where->first, bytes, where->second,
                         laneLimit(mask, where->second.range)});
     return true;
   }
