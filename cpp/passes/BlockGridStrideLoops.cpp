@@ -16,11 +16,12 @@
 // iterations do. The pass proves the rest statically (the program id is
 // used only as the loop's start, nothing outside the loop writes memory,
 // the loop carries nothing, every access is `arg + row * s + c + lanes`
-// with the lanes a range, masked below a bound or not) and the independence
-// at run time: the blocked loop runs when every store's bytes, over all
-// rows, are disjoint from every other access's, or each row writes only
-// the bytes that the same row reads (softmax in place); otherwise the loop
-// as written runs.
+// with the lanes ranges and the counters of loops inside it (column blocks
+// of a row wider than the block), masked below a bound or not) and the
+// independence at run time: the blocked loop runs when every store's
+// bytes, over all rows, are disjoint from every other access's, or each row
+// writes only the bytes that the same row reads (softmax in place);
+// otherwise the loop as written runs.
 //
 // Offsets are taken as the kernel means them: 32-bit products that wrap
 // address other memory than the check models, as they do in the kernel.
@@ -51,15 +52,17 @@ namespace {
 
 /// An integer (scalar or tensor) as `row * stride + offset + lanes`, row
 /// the loop's counter, stride and offset loop-invariant i64 scalars (null:
-/// 0) and lanes the values of a range: [laneBegin, laneEnd), or [0, 1) for
-/// none. `range` is the tt.make_range the lanes are, when they are exactly
-/// its values (a mask can then bound them).
+/// 0), and lanes what varies within an iteration (a tt.make_range's
+/// elements, the counter of a loop inside): within [laneBegin, laneEnd),
+/// i64 values computed before the loop (null: no lanes). `lanes` is a value
+/// whose elements are those lanes exactly, when there is one: a mask
+/// `lanes < n` then bounds them.
 struct Linear {
   Value stride, offset;
-  int64_t laneBegin = 0, laneEnd = 1;
-  Value range;
+  Value laneBegin, laneEnd;
+  Value lanes;
 
-  bool hasLanes() const { return laneEnd - laneBegin != 1 || laneBegin != 0; }
+  bool hasLanes() const { return static_cast<bool>(laneBegin); }
 };
 
 /// Where a tt.load or tt.store reaches, in elements of its pointer argument.
@@ -146,6 +149,41 @@ private:
     return arith::MulIOp::create(b, loop.getLoc(), x, y);
   }
 
+  /// x + y; lanes of both have no one value that is them.
+  Linear plus(const Linear &x, const Linear &y) {
+    Linear sum{add(x.stride, y.stride), add(x.offset, y.offset)};
+    if (x.hasLanes() && y.hasLanes()) {
+      sum.laneBegin = add(x.laneBegin, y.laneBegin);
+      sum.laneEnd = sub(add(x.laneEnd, y.laneEnd), constant(1));
+    } else {
+      const Linear &side = x.hasLanes() ? x : y;
+      sum.laneBegin = side.laneBegin;
+      sum.laneEnd = side.laneEnd;
+      sum.lanes = side.lanes;
+    }
+    return sum;
+  }
+
+  /// The counter of a loop in the body, with bounds computed before the
+  /// loop and a positive constant step, as lanes [lower, upper).
+  std::optional<Linear> innerCounter(Value v) {
+    auto arg = dyn_cast<BlockArgument>(v);
+    auto inner = arg ? dyn_cast<scf::ForOp>(arg.getOwner()->getParentOp())
+                     : scf::ForOp();
+    if (!inner || inner == loop || !loop->isProperAncestor(inner) ||
+        inner.getInductionVar() != v || !isInvariant(inner.getLowerBound()) ||
+        !isInvariant(inner.getUpperBound()))
+      return std::nullopt;
+    auto step = getConstantIntValue(inner.getStep());
+    if (!step || *step <= 0 || !v.getType().isSignlessInteger())
+      return std::nullopt;
+    Linear counter;
+    counter.laneBegin = toI64(inner.getLowerBound());
+    counter.laneEnd = toI64(inner.getUpperBound());
+    counter.lanes = v;
+    return counter;
+  }
+
   std::optional<Linear> linear(Value v) {
     if (v == loop.getInductionVar())
       return Linear{constant(1), Value()};
@@ -156,14 +194,16 @@ private:
     if (isInvariant(v) && v.getType().isSignlessInteger() &&
         v.getType().getIntOrFloatBitWidth() <= 64)
       return Linear{Value(), toI64(v)};
+    if (auto counter = innerCounter(v))
+      return counter;
     Operation *def = v.getDefiningOp();
     if (!def)
       return std::nullopt;
     if (auto range = dyn_cast<triton::MakeRangeOp>(def)) {
       Linear result;
-      result.laneBegin = range.getStart();
-      result.laneEnd = range.getEnd();
-      result.range = v;
+      result.laneBegin = constant(range.getStart());
+      result.laneEnd = constant(range.getEnd());
+      result.lanes = v;
       return result;
     }
     if (isa<triton::SplatOp, triton::BroadcastOp, triton::ExpandDimsOp,
@@ -173,12 +213,10 @@ private:
       auto x = linear(def->getOperand(0)), y = linear(def->getOperand(1));
       if (!x || !y)
         return std::nullopt;
-      Linear sum{add(x->stride, y->stride), add(x->offset, y->offset),
-                 x->laneBegin + y->laneBegin, x->laneEnd + y->laneEnd - 1};
-      if (!y->hasLanes())
-        sum.range = x->range;
-      else if (!x->hasLanes())
-        sum.range = y->range;
+      Linear sum = plus(*x, *y);
+      // Lanes of both sides: the sum is its lanes when nothing else is in it.
+      if (x->hasLanes() && y->hasLanes() && !sum.stride && !sum.offset)
+        sum.lanes = v;
       return sum;
     }
     if (isa<arith::SubIOp>(def)) {
@@ -205,10 +243,11 @@ private:
         auto factor = getConstantIntValue(x->offset);
         if (!factor || *factor <= 0)
           return std::nullopt;
-        product.laneBegin = y->laneBegin * *factor;
-        product.laneEnd = (y->laneEnd - 1) * *factor + 1;
+        product.laneBegin = mul(y->laneBegin, x->offset);
+        product.laneEnd =
+            add(mul(sub(y->laneEnd, constant(1)), x->offset), constant(1));
         if (*factor == 1)
-          product.range = y->range;
+          product.lanes = y->lanes;
       }
       return product;
     }
@@ -235,35 +274,29 @@ private:
     auto offset = linear(addptr.getOffset());
     if (!base || !offset)
       return std::nullopt;
-    Linear &at = base->second;
-    Linear sum{add(at.stride, offset->stride), add(at.offset, offset->offset),
-               at.laneBegin + offset->laneBegin,
-               at.laneEnd + offset->laneEnd - 1};
-    sum.range = at.hasLanes() ? (offset->hasLanes() ? Value() : at.range)
-                              : offset->range;
-    return std::make_pair(base->first, sum);
+    return std::make_pair(base->first, plus(base->second, *offset));
   }
 
-  /// The bound a mask `range < n` (or a conjunction with one) puts on
-  /// `range`'s lanes, null when there is none.
-  Value laneLimit(Value mask, Value range) {
-    if (!mask || !range)
+  /// The bound a mask `lanes < n` (or a conjunction with one) puts on
+  /// `lanes`, null when there is none.
+  Value laneLimit(Value mask, Value lanes) {
+    if (!mask || !lanes)
       return Value();
     Operation *def = mask.getDefiningOp();
     if (auto both = dyn_cast_or_null<arith::AndIOp>(def)) {
-      if (Value limit = laneLimit(both.getLhs(), range))
+      if (Value limit = laneLimit(both.getLhs(), lanes))
         return limit;
-      return laneLimit(both.getRhs(), range);
+      return laneLimit(both.getRhs(), lanes);
     }
     auto compare = dyn_cast_or_null<arith::CmpIOp>(def);
     if (!compare)
       return Value();
-    // range < n, or n > range.
+    // lanes < n, or n > lanes.
     Value bound;
-    if (compare.getLhs() == range &&
+    if (compare.getLhs() == lanes &&
         compare.getPredicate() == arith::CmpIPredicate::slt)
       bound = compare.getRhs();
-    else if (compare.getRhs() == range &&
+    else if (compare.getRhs() == lanes &&
              compare.getPredicate() == arith::CmpIPredicate::sgt)
       bound = compare.getLhs();
     else
@@ -285,7 +318,7 @@ private:
       return false;
     int64_t bytes = std::max<int64_t>(1, pointee.getIntOrFloatBitWidth() / 8);
     accesses.push_back({writes, where->first, bytes, where->second,
-                        laneLimit(mask, where->second.range)});
+                        laneLimit(mask, where->second.lanes)});
     return true;
   }
 
@@ -351,20 +384,19 @@ private:
     };
     Value address =
         triton::PtrToIntOp::create(b, loc, b.getI64Type(), access.base);
+    // Without lanes, one element: [0, 1).
+    Value begin = access.at.hasLanes() ? access.at.laneBegin : constant(0);
+    Value end = access.at.hasLanes() ? access.at.laneEnd : constant(1);
     Value first = arith::AddIOp::create(
-        b, loc, access.at.offset ? access.at.offset : constant(0),
-        constant(access.at.laneBegin));
+        b, loc, access.at.offset ? access.at.offset : constant(0), begin);
     Footprint f;
     f.start = arith::AddIOp::create(b, loc, address, scaled(first));
     f.rowBytes = scaled(access.at.stride);
     // Lanes at or past the mask's bound are not accessed.
-    Value end = constant(access.at.laneEnd);
     if (access.laneLimit)
       end = arith::MinSIOp::create(b, loc, end, access.laneLimit);
     Value lanes = arith::MaxSIOp::create(
-        b, loc,
-        arith::SubIOp::create(b, loc, end, constant(access.at.laneBegin)),
-        constant(0));
+        b, loc, arith::SubIOp::create(b, loc, end, begin), constant(0));
     f.bytes = scaled(lanes);
     Value last = arith::AddIOp::create(
         b, loc, f.start, arith::MulIOp::create(b, loc, f.rowBytes, lastRow));

@@ -20,7 +20,8 @@ def BlockGridStrideLoops : Pass<"spine-block-grid-stride-loops", "ModuleOp"> {
   let description = [{
     On TTIR, after spine-materialize-program-ids. A kernel's loop
     `for row in range(pid_x, n, num_programs_x)` whose iterations touch
-    `arg + row * stride + c + lanes` only, with nothing outside it writing
+    `arg + row * stride + c + lanes` only (lanes: ranges, counters of loops
+    over column blocks inside it), with nothing outside it writing
     memory, is versioned on a run-time check that no iteration touches what
     another one writes: when it holds, program p takes rows
     [p * B, min((p + 1) * B, n)), B = ceil(n / num_programs_x), so a thread

@@ -60,6 +60,43 @@ def test_rows_in_place(n_cols, padded):
 
 
 @triton.jit
+def layer_norm_rows(out_ptr, in_ptr, w_ptr, stride, n_rows, n_cols, eps, BLOCK: tl.constexpr):
+    # Rows wider than the block: loops over column blocks inside the grid-stride loop.
+    for row in tl.range(tl.program_id(0), n_rows, tl.num_programs(0)):
+        acc = tl.zeros([BLOCK], dtype=tl.float32)
+        for off in range(0, n_cols, BLOCK):
+            cols = off + tl.arange(0, BLOCK)
+            acc += tl.load(in_ptr + row * stride + cols, mask=cols < n_cols, other=0.0)
+        mean = tl.sum(acc, axis=0) / n_cols
+        acc = tl.zeros([BLOCK], dtype=tl.float32)
+        for off in range(0, n_cols, BLOCK):
+            cols = off + tl.arange(0, BLOCK)
+            x = tl.load(in_ptr + row * stride + cols, mask=cols < n_cols, other=0.0)
+            centered = tl.where(cols < n_cols, x - mean, 0.0)
+            acc += centered * centered
+        rstd = 1 / tl.sqrt(tl.sum(acc, axis=0) / n_cols + eps)
+        for off in range(0, n_cols, BLOCK):
+            cols = off + tl.arange(0, BLOCK)
+            mask = cols < n_cols
+            x = tl.load(in_ptr + row * stride + cols, mask=mask, other=0.0)
+            w = tl.load(w_ptr + cols, mask=mask)
+            tl.store(out_ptr + row * stride + cols, (x - mean) * rstd * w, mask=mask)
+
+
+@pytest.mark.parametrize(("n_cols", "block"), [(100, 64), (1000, 256), (64, 64)])
+@pytest.mark.parametrize("in_place", [False, True])
+@pytest.mark.parametrize("threads", [1, 2])
+def test_rows_wider_than_the_block(n_cols, block, in_place, threads):
+    torch.manual_seed(n_cols)
+    x = torch.randn(29, n_cols) * 2 + 1
+    w = torch.rand(n_cols)
+    expected = torch.nn.functional.layer_norm(x, (n_cols,), w, None, 1e-5)
+    out = x if in_place else torch.full_like(x, float("nan"))
+    layer_norm_rows[(3,)](out, x, w, n_cols, 29, n_cols, 1e-5, BLOCK=block, num_threads=threads)
+    torch.testing.assert_close(out, expected, rtol=1e-5, atol=1e-5)
+
+
+@triton.jit
 def add_previous_row(out_ptr, n_rows, BLOCK: tl.constexpr):
     # Row r reads row r - 1, which another program writes: the written order decides.
     for row in tl.range(tl.program_id(0), n_rows, tl.num_programs(0)):
@@ -104,6 +141,26 @@ def test_rows_whose_outputs_overlap_keep_the_written_order():
     torch.testing.assert_close(out, expected, rtol=0, atol=0)
 
 
+@triton.jit
+def write_row_number_in_blocks(out_ptr, out_stride, n_rows, n_cols, BLOCK: tl.constexpr):
+    for row in tl.range(tl.program_id(0), n_rows, tl.num_programs(0)):
+        for off in range(0, n_cols, BLOCK):
+            cols = off + tl.arange(0, BLOCK)
+            values = tl.zeros([BLOCK], dtype=tl.float32) + row.to(tl.float32)
+            tl.store(out_ptr + row * out_stride + cols, values, mask=cols < n_cols)
+
+
+def test_rows_whose_column_blocks_overlap_keep_the_written_order():
+    # Each row writes 24 elements in blocks of 8, starting 10 after the previous row's.
+    n_rows, n_cols, stride, programs = 17, 24, 10, 4
+    out = torch.full((n_rows * stride + n_cols,), -1.0)
+    write_row_number_in_blocks[(programs,)](out, stride, n_rows, n_cols, BLOCK=8, num_threads=1)
+    expected = torch.full_like(out, -1.0)
+    for row in written_order(programs, n_rows):
+        expected[row * stride : row * stride + n_cols] = float(row)
+    torch.testing.assert_close(out, expected, rtol=0, atol=0)
+
+
 def test_the_loop_is_versioned():
     x = torch.randn(8, 32)
     out = torch.empty_like(x)
@@ -112,4 +169,7 @@ def test_the_loop_is_versioned():
     )  # fmt: skip
     # The blocked version's bounds, ceil(n_rows / programs) rows per program: the kernel itself
     # divides nothing.
+    assert "arith.ceildivsi" in compiled.asm["linalg"]
+    w = torch.rand(32)
+    compiled = layer_norm_rows.warmup(out, x, w, 32, 8, 32, 1e-5, BLOCK=16, grid=(4,), num_threads=1)
     assert "arith.ceildivsi" in compiled.asm["linalg"]

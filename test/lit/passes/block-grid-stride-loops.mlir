@@ -47,6 +47,65 @@ tt.func public @rows(%out: !tt.ptr<f32>, %in: !tt.ptr<f32>, %stride: i32, %n: i3
 
 // -----
 
+// Rows wider than the block: a loop over column blocks inside, its counter's
+// bounds as the lanes' range.
+
+// CHECK-LABEL: tt.func public @column_blocks
+// CHECK: scf.if %{{.*}} {
+// CHECK-NEXT: scf.for
+// CHECK: scf.for
+// CHECK: tt.store
+// CHECK: } else {
+tt.func public @column_blocks(%out: !tt.ptr<f32>, %in: !tt.ptr<f32>, %stride: i32, %n: i32, %cols: i32) {
+  %pid = tt.get_program_id x : i32
+  %programs = tt.get_num_programs x : i32
+  %c0 = arith.constant 0 : i32
+  %c64 = arith.constant 64 : i32
+  scf.for %row = %pid to %n step %programs : i32 {
+    %offset = arith.muli %row, %stride : i32
+    %in_row = tt.addptr %in, %offset : !tt.ptr<f32>, i32
+    %out_row = tt.addptr %out, %offset : !tt.ptr<f32>, i32
+    scf.for %col = %c0 to %cols step %c64 : i32 {
+      %lanes = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+      %first = tt.splat %col : i32 -> tensor<64xi32>
+      %at = arith.addi %first, %lanes : tensor<64xi32>
+      %bound = tt.splat %cols : i32 -> tensor<64xi32>
+      %mask = arith.cmpi slt, %at, %bound : tensor<64xi32>
+      %in_rows = tt.splat %in_row : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+      %in_ptrs = tt.addptr %in_rows, %at : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+      %x = tt.load %in_ptrs, %mask : tensor<64x!tt.ptr<f32>>
+      %out_rows = tt.splat %out_row : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+      %out_ptrs = tt.addptr %out_rows, %at : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+      tt.store %out_ptrs, %x, %mask : tensor<64x!tt.ptr<f32>>
+    }
+  }
+  tt.return
+}
+
+// -----
+
+// The inner loop's step is not a positive constant: left as written.
+
+// CHECK-LABEL: tt.func public @column_step_unknown
+// CHECK-NOT: scf.if
+tt.func public @column_step_unknown(%out: !tt.ptr<f32>, %n: i32, %cols: i32, %step: i32) {
+  %pid = tt.get_program_id x : i32
+  %programs = tt.get_num_programs x : i32
+  %c0 = arith.constant 0 : i32
+  %zero = arith.constant 0.0 : f32
+  scf.for %row = %pid to %n step %programs : i32 {
+    %offset = arith.muli %row, %cols : i32
+    %out_row = tt.addptr %out, %offset : !tt.ptr<f32>, i32
+    scf.for %col = %c0 to %cols step %step : i32 {
+      %ptr = tt.addptr %out_row, %col : !tt.ptr<f32>, i32
+      tt.store %ptr, %zero : !tt.ptr<f32>
+    }
+  }
+  tt.return
+}
+
+// -----
+
 // The program id decides more than the rows: left as written.
 
 // CHECK-LABEL: tt.func public @pid_in_body
