@@ -454,8 +454,9 @@ scf::ForOp gridStrideLoop(triton::FuncOp func) {
       found = loop;
       continue;
     }
-    // Reads are fine: no iteration writes before another one's reads
-    // outside the loop any more than in it.
+    // Loads are fine: one before the loop may see another program's
+    // iterations or not, blocked or not (programs are unordered), and what
+    // one after it reads reaches no store.
     if (isa<triton::LoadOp>(op) || isMemoryEffectFree(&op) ||
         op.hasTrait<OpTrait::IsTerminator>())
       continue;
