@@ -23,8 +23,14 @@
 // writes only the bytes that the same row reads (softmax in place);
 // otherwise the loop as written runs.
 //
-// Offsets are taken as the kernel means them: 32-bit products that wrap
-// address other memory than the check models, as they do in the kernel.
+// The check computes offsets in 64 bits; a 32-bit offset the kernel
+// computes (`row * stride` in i32) wraps where that model does not, and
+// then addresses other memory than the check saw. So the check also
+// requires every narrower offset to take, over all rows and lanes, only
+// values its type holds; its pieces are bounded too (a stride within 2^31,
+// the rest within 2^32), which keeps the check's own 64-bit sums exact.
+// Products of three or more unknown factors could still wrap those; no
+// kernel seen computes one.
 //
 // Tutorial 02's softmax, 8 programs on 2 threads, without and with this
 // pass in turns in one process, each call after 64 MiB of cache-clearing
@@ -63,6 +69,12 @@ struct Linear {
   Value lanes;
 
   bool hasLanes() const { return static_cast<bool>(laneBegin); }
+};
+
+/// An offset computed in a type narrower than 64 bits.
+struct NarrowOffset {
+  Linear at;
+  unsigned width;
 };
 
 /// Where a tt.load or tt.store reaches, in elements of its pointer argument.
@@ -119,6 +131,9 @@ public:
       return std::nullopt;
     return result;
   }
+
+  /// The offsets narrower than 64 bits that the accesses' addresses use.
+  ArrayRef<NarrowOffset> narrowOffsets() const { return narrow; }
 
 private:
   bool isInvariant(Value v) {
@@ -206,9 +221,10 @@ private:
       result.lanes = v;
       return result;
     }
-    if (isa<triton::SplatOp, triton::BroadcastOp, triton::ExpandDimsOp,
-            arith::ExtSIOp>(def))
+    if (isa<triton::SplatOp, triton::BroadcastOp, triton::ExpandDimsOp>(def))
       return linear(def->getOperand(0));
+    if (isa<arith::ExtSIOp>(def))
+      return narrowLinear(def->getOperand(0));
     if (isa<arith::AddIOp>(def)) {
       auto x = linear(def->getOperand(0)), y = linear(def->getOperand(1));
       if (!x || !y)
@@ -254,6 +270,16 @@ private:
     return std::nullopt;
   }
 
+  /// linear(v), recorded to be checked for wrapping when v is narrower than
+  /// 64 bits.
+  std::optional<Linear> narrowLinear(Value v) {
+    std::optional<Linear> result = linear(v);
+    unsigned width = getElementTypeOrSelf(v.getType()).getIntOrFloatBitWidth();
+    if (result && width < 64)
+      narrow.push_back({*result, width});
+    return result;
+  }
+
   /// `ptr` as a pointer argument plus a Linear offset in its elements.
   std::optional<std::pair<Value, Linear>> pointer(Value ptr) {
     if (auto arg = dyn_cast<BlockArgument>(ptr)) {
@@ -271,7 +297,7 @@ private:
     if (!addptr)
       return std::nullopt;
     auto base = pointer(addptr.getPtr());
-    auto offset = linear(addptr.getOffset());
+    auto offset = narrowLinear(addptr.getOffset());
     if (!base || !offset)
       return std::nullopt;
     return std::make_pair(base->first, plus(base->second, *offset));
@@ -324,6 +350,7 @@ private:
 
   OpBuilder &b;
   scf::ForOp loop;
+  SmallVector<NarrowOffset> narrow;
 };
 
 /// Builds, before the loop, whether at run time no iteration of it touches
@@ -339,11 +366,13 @@ public:
         b, loc, arith::SubIOp::create(b, loc, n, constant(1)), constant(0));
   }
 
-  Value holds(ArrayRef<Access> accesses) {
+  Value holds(ArrayRef<Access> accesses, ArrayRef<NarrowOffset> narrow) {
+    Value ok = arith::ConstantIntOp::create(b, loc, 1, 1);
+    for (const NarrowOffset &offset : narrow)
+      ok = arith::AndIOp::create(b, loc, ok, fits(offset));
     SmallVector<Footprint> footprints;
     for (const Access &access : accesses)
       footprints.push_back(footprint(access));
-    Value ok = arith::ConstantIntOp::create(b, loc, 1, 1);
     for (auto [i, store] : llvm::enumerate(footprints)) {
       if (!accesses[i].writes)
         continue;
@@ -374,6 +403,46 @@ private:
   Value isZero(Value x) {
     return arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq, x,
                                  constant(0));
+  }
+
+  Value within(Value x, int64_t low, int64_t high) {
+    return arith::AndIOp::create(
+        b, loc,
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sge, x,
+                              constant(low)),
+        arith::CmpIOp::create(b, loc, arith::CmpIPredicate::sle, x,
+                              constant(high)));
+  }
+
+  /// Over all rows and lanes, `offset` takes only values its type holds.
+  Value fits(const NarrowOffset &offset) {
+    const Linear &at = offset.at;
+    Value zero = constant(0);
+    Value stride = at.stride ? at.stride : zero;
+    Value base = at.offset ? at.offset : zero;
+    Value first = at.hasLanes() ? at.laneBegin : zero;
+    Value last = at.hasLanes()
+                     ? arith::SubIOp::create(b, loc, at.laneEnd, constant(1))
+                     : zero;
+    int64_t piece = int64_t(1) << 32;
+    Value bounded = arith::AndIOp::create(
+        b, loc, within(stride, -(piece / 2), piece / 2),
+        arith::AndIOp::create(
+            b, loc, within(base, -piece, piece),
+            arith::AndIOp::create(b, loc, within(first, -piece, piece),
+                                  within(last, -piece, piece))));
+    Value rows = arith::MulIOp::create(b, loc, stride, lastRow);
+    Value low = arith::AddIOp::create(
+        b, loc, arith::AddIOp::create(b, loc, base, first),
+        arith::MinSIOp::create(b, loc, rows, zero));
+    Value high =
+        arith::AddIOp::create(b, loc, arith::AddIOp::create(b, loc, base, last),
+                              arith::MaxSIOp::create(b, loc, rows, zero));
+    int64_t limit = int64_t(1) << (offset.width - 1);
+    return arith::AndIOp::create(
+        b, loc, bounded,
+        arith::AndIOp::create(b, loc, within(low, -limit, limit - 1),
+                              within(high, -limit, limit - 1)));
   }
 
   Footprint footprint(const Access &access) {
@@ -475,13 +544,15 @@ void blockRows(triton::FuncOp func) {
   OpBuilder b(loop);
   CreatedOps created;
   b.setListener(&created);
-  std::optional<SmallVector<Access>> accesses = Analysis(b, loop).accesses();
+  Analysis analysis(b, loop);
+  std::optional<SmallVector<Access>> accesses = analysis.accesses();
   if (!accesses || accesses->empty()) {
     created.eraseAll();
     return;
   }
   Location loc = loop.getLoc();
-  Value ok = IndependenceCheck(b, loc, loop.getUpperBound()).holds(*accesses);
+  Value ok = IndependenceCheck(b, loc, loop.getUpperBound())
+                 .holds(*accesses, analysis.narrowOffsets());
   b.setListener(nullptr);
 
   // Program p takes rows [p * B, min((p + 1) * B, n_rows)).

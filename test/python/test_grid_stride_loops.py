@@ -161,6 +161,35 @@ def test_rows_whose_column_blocks_overlap_keep_the_written_order():
     torch.testing.assert_close(out, expected, rtol=0, atol=0)
 
 
+@triton.jit
+def double_rows_plus_row_number(out_ptr, stride, shift, n_rows, BLOCK: tl.constexpr):
+    # Only rows 1 and 4 are active; `row * stride + shift` is computed in 32 bits.
+    for row in tl.range(tl.program_id(0), n_rows, tl.num_programs(0)):
+        cols = tl.arange(0, BLOCK)
+        mask = ((row == 1) | (row == 4)) & (cols < BLOCK)
+        at = out_ptr + (row * stride + shift) + cols
+        tl.store(at, tl.load(at, mask=mask) * 2.0 + row.to(tl.float32), mask=mask)
+
+
+def test_rows_whose_32_bit_offsets_wrap_keep_the_written_order():
+    # 3 * stride == 1 (mod 2^32): in 32 bits row 4 starts one element after row 1, far apart as
+    # integers. Written, program 0 takes rows 0, 2, 4 before program 1 takes 1, 3, 5: row 4
+    # first; blocked, row 1 would run first, and the overlapping elements would differ.
+    stride = -1431655765
+    n_rows, block, programs = 6, 8, 2
+    out = torch.zeros(2 * block)
+    double_rows_plus_row_number[(programs,)](
+        out, stride, -stride, n_rows, BLOCK=block, num_threads=1
+    )  # fmt: skip
+    expected = torch.zeros_like(out)
+    for row in written_order(programs, n_rows):
+        if row in (1, 4):
+            start = (row * stride - stride + 2**31) % 2**32 - 2**31
+            expected[start : start + block] = expected[start : start + block] * 2.0 + row
+    assert expected[1] != 2.0 * (2.0 * 0.0 + 1.0) + 4.0  # the blocked order's value
+    torch.testing.assert_close(out, expected, rtol=0, atol=0)
+
+
 def test_the_loop_is_versioned():
     x = torch.randn(8, 32)
     out = torch.empty_like(x)

@@ -1,4 +1,5 @@
 // RUN: spine-triton-opt --spine-materialize-program-ids --spine-block-grid-stride-loops --split-input-file %s | FileCheck %s
+// RUN: spine-triton-opt --spine-materialize-program-ids --spine-block-grid-stride-loops --canonicalize --cse --split-input-file %s | FileCheck %s --check-prefix=NARROW
 
 // Tutorial 02's softmax rows: versioned on the run-time check, program p
 // takes rows [p * B, p * B + min(B, n - p * B)), B = ceil(n / programs).
@@ -180,6 +181,46 @@ tt.func public @loaded_pointer(%table: !tt.ptr<!tt.ptr<i32>>, %n: i32) {
     %entry = tt.addptr %table, %row : !tt.ptr<!tt.ptr<i32>>, i32
     %ptr = tt.load %entry : !tt.ptr<!tt.ptr<i32>>
     tt.store %ptr, %row : !tt.ptr<i32>
+  }
+  tt.return
+}
+
+// -----
+
+// An offset computed in 32 bits: the check requires that over all rows it
+// takes only values an i32 holds, so that it does not wrap where the check's
+// 64-bit model does not.
+
+// CHECK-LABEL: tt.func public @narrow_offsets
+// NARROW-LABEL: tt.func public @narrow_offsets
+// NARROW-SAME: (%{{[^:]*}}: !tt.ptr<f32>, %[[STRIDE:[^:]*]]: i32, %[[SHIFT:[^:]*]]: i32, %[[N:[^:]*]]: i32,
+// NARROW-DAG: %[[MAX:.*]] = arith.constant 2147483647 : i64
+// NARROW-DAG: %[[MIN:.*]] = arith.constant -2147483648 : i64
+// NARROW-DAG: %[[S:.*]] = arith.extsi %[[STRIDE]] : i32 to i64
+// NARROW-DAG: %[[C:.*]] = arith.extsi %[[SHIFT]] : i32 to i64
+// NARROW-DAG: %[[ROWS:.*]] = arith.extsi %[[N]] : i32 to i64
+// NARROW: %[[BEFORE_LAST:.*]] = arith.subi %[[ROWS]], %{{.*}} : i64
+// NARROW: %[[LAST:.*]] = arith.maxsi %[[BEFORE_LAST]], %{{.*}} : i64
+// NARROW: %[[SPAN:.*]] = arith.muli %[[S]], %[[LAST]] : i64
+// NARROW: %[[DOWN:.*]] = arith.minsi %[[SPAN]], %{{.*}} : i64
+// NARROW: %[[LOW:.*]] = arith.addi %[[C]], %[[DOWN]] : i64
+// NARROW: %[[UP:.*]] = arith.maxsi %[[SPAN]], %{{.*}} : i64
+// NARROW: %[[HIGH:.*]] = arith.addi %[[C]], %[[UP]] : i64
+// NARROW-DAG: arith.cmpi sle, %[[HIGH]], %[[MAX]] : i64
+// NARROW-DAG: arith.cmpi sge, %[[LOW]], %[[MIN]] : i64
+// NARROW: scf.if
+tt.func public @narrow_offsets(%out: !tt.ptr<f32>, %stride: i32, %shift: i32, %n: i32) {
+  %pid = tt.get_program_id x : i32
+  %programs = tt.get_num_programs x : i32
+  scf.for %row = %pid to %n step %programs : i32 {
+    %scaled = arith.muli %row, %stride : i32
+    %offset = arith.addi %scaled, %shift : i32
+    %start = tt.addptr %out, %offset : !tt.ptr<f32>, i32
+    %lanes = tt.make_range {end = 64 : i32, start = 0 : i32} : tensor<64xi32>
+    %starts = tt.splat %start : !tt.ptr<f32> -> tensor<64x!tt.ptr<f32>>
+    %ptrs = tt.addptr %starts, %lanes : tensor<64x!tt.ptr<f32>>, tensor<64xi32>
+    %x = tt.load %ptrs : tensor<64x!tt.ptr<f32>>
+    tt.store %ptrs, %x : tensor<64x!tt.ptr<f32>>
   }
   tt.return
 }
