@@ -100,8 +100,8 @@ def softmax(x, num_threads=0):
     n_rows, n_cols = x.shape
     BLOCK_SIZE = triton.next_power_of_2(n_cols)
     y = torch.empty_like(x)
-    # The tutorial sizes its persistent grid from register occupancy, which has no CPU meaning;
-    # a few programs per core keeps its shape (several rows per program) without that query.
+    # The tutorial sizes its persistent grid from occupancy, one program per core here; a few
+    # programs per core measured 1-7% faster (docs/benchmarks.md).
     num_sm = triton.runtime.driver.active.utils.get_device_properties(0)["multiprocessor_count"]
     num_programs = min(4 * num_sm, n_rows)
     softmax_kernel[(num_programs, 1, 1)](

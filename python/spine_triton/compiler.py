@@ -27,6 +27,12 @@ from triton.backends.compiler import BaseBackend, GPUTarget, Language
 
 from . import targets
 
+# A core seen as a GPU's multiprocessor: one program at a time runs on it, with all of its
+# on-chip memory. So a kernel's "shared memory" is the whole of what the device reports
+# (`max_shared_mem`), and occupancy computed from the two, as tutorial 02 sizes its persistent
+# grid, is one program per core.
+CORE_MEMORY = 2**31 - 1
+
 ENTRY_SUFFIX = "__spine_entry"
 # The default of the vec_method option: "auto" or "none".
 VEC_METHOD_ENV = "SPINE_TRITON_VEC_METHOD"
@@ -326,7 +332,7 @@ class CPUBackend(BaseBackend):
         name = mod.get_entry_func_name()
         metadata["name"] = name
         metadata["entry_name"] = name + ENTRY_SUFFIX
-        metadata["shared"] = 0
+        metadata["shared"] = CORE_MEMORY
         return _run(
             name, "linalg", _C.run_pipeline, str(mod), "builtin.module(triton-to-linalg-experimental)"
         )

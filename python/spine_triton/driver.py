@@ -16,11 +16,12 @@ from triton.backends.compiler import GPUTarget
 from triton.backends.driver import DriverBase, _parse_descriptor
 
 from . import emulation, targets
-from .compiler import ENTRY_SUFFIX
+from .compiler import CORE_MEMORY, ENTRY_SUFFIX
 
 # The name this package is registered under in the `triton.backends` entry-point group.
 BACKEND_NAME = "spine_triton"
-# A generous bound on any on-chip memory a kernel could ask for: CPU kernels use none.
+# A limit a CPU does not have (registers per core: its programs run one after another, each
+# with the whole register file; threads per program).
 _NO_LIMIT = 2**31 - 1
 # The least the benchmarker writes between timed runs to evict their inputs from the caches.
 _MIN_BENCH_CACHE_BYTES = 64 * 1024 * 1024
@@ -242,16 +243,19 @@ class CPUUtils:
     @staticmethod
     def load_binary(name, kernel, shared, device):
         """dlopens a kernel library (RTLD_LOCAL) and returns (module, entry address, n_regs,
-        n_spills, n_max_threads) as Triton's CompiledKernel expects."""
+        n_spills, n_max_threads) as Triton's CompiledKernel expects. n_regs is the target's
+        vector registers, all of which the code generator may use."""
         from triton.runtime.cache import get_cache_manager
 
         # Content-addressed in the Triton cache: every process loads the same file, written once.
         cache = get_cache_manager(hashlib.sha256(kernel).hexdigest())
         file_name = f"{name}.so"
         path = cache.get_file(file_name) or cache.put(kernel, file_name, binary=True)
-        if targets.resolve(device).emulated:
+        target = targets.resolve(device)
+        registers = targets.vector_registers(target)[1]
+        if target.emulated:
             # The runner loads the library inside the emulator: the launcher needs only its path.
-            return path, path, 0, 0, _NO_LIMIT
+            return path, path, registers, 0, _NO_LIMIT
         module = ctypes.CDLL(path, mode=os.RTLD_LOCAL)
         entry = ctypes.cast(getattr(module, name + ENTRY_SUFFIX), ctypes.c_void_p).value
         try:
@@ -261,7 +265,7 @@ class CPUUtils:
         else:
             _assert_states[entry] = state
             _assert_loads.setdefault(module._handle, [entry, 0])[1] += 1
-        return module, entry, 0, 0, _NO_LIMIT
+        return module, entry, registers, 0, _NO_LIMIT
 
     @staticmethod
     def unload_module(module):
@@ -279,7 +283,8 @@ class CPUUtils:
     @staticmethod
     def get_device_properties(device):
         return {
-            "max_shared_mem": _NO_LIMIT,
+            # Every kernel's metadata.shared: a program has its core to itself (compiler.py).
+            "max_shared_mem": CORE_MEMORY,
             # Persistent kernels size their grid by this: the cores this process may run on.
             "multiprocessor_count": len(os.sched_getaffinity(0)),
             "max_num_regs": _NO_LIMIT,

@@ -6,6 +6,8 @@ the written order simulated in Python where they are not (rows that read the pre
 whose outputs overlap): one thread runs the programs in pid order, so the written order is
 deterministic and the blocked one would give other values."""
 
+import os
+
 import pytest
 import torch
 import triton
@@ -57,6 +59,28 @@ def test_rows_in_place(n_cols, padded):
     softmax(x, x, 6, 2)
     torch.testing.assert_close(x, expected, rtol=1e-5, atol=1e-6)
     assert torch.equal(storage[:, n_cols:], untouched)
+
+
+def test_tutorial_02_host_code_sizes_a_grid_of_one_program_per_core():
+    # Tutorial 02 sizes its persistent grid from occupancy: the device's registers and shared
+    # memory over what the compiled kernel uses, times the multiprocessors; then it launches the
+    # compiled kernel directly. On a CPU that is one program per core.
+    n_rows, n_cols, num_warps = 300, 200, 8
+    device = triton.runtime.driver.active.get_active_torch_device()
+    properties = triton.runtime.driver.active.utils.get_device_properties(device.index)
+    x = torch.randn(n_rows, n_cols, device=device)
+    out = torch.empty_like(x)
+    kernel = softmax_rows.warmup(
+        out, x, x.stride(0), out.stride(0), n_rows, n_cols, BLOCK=256, num_warps=num_warps,
+        grid=(1,),
+    )  # fmt: skip
+    kernel._init_handles()
+    occupancy = properties["max_num_regs"] // (kernel.n_regs * properties["warpSize"] * num_warps)
+    occupancy = min(occupancy, properties["max_shared_mem"] // kernel.metadata.shared)
+    num_programs = min(properties["multiprocessor_count"] * occupancy, n_rows)
+    assert num_programs == len(os.sched_getaffinity(0))
+    kernel[(num_programs, 1, 1)](out, x, x.stride(0), out.stride(0), n_rows, n_cols, 256)
+    torch.testing.assert_close(out, torch.softmax(x, dim=1), rtol=1e-5, atol=1e-6)
 
 
 @triton.jit
