@@ -4,6 +4,7 @@
 #include "passes/TritonToLinalgPatterns.h"
 #include "passes/TritonTypeConverter.h"
 #include "triton/Dialect.h"
+#include "triton/GpuBarrier.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -105,6 +106,9 @@ struct ConvertTritonToLinalgPass
     // tl.assume facts are optimisation hints only; bufferization rejects an
     // op with unknown memory effects, so they are dropped here.
     module.walk([](LLVM::AssumeOp op) { op.erase(); });
+    // tl.debug_barrier synchronizes a program's threads; on a CPU a program
+    // is one thread, whose accesses are already in program order.
+    module.walk([](ttg::BarrierOp op) { op.erase(); });
 
     ConversionTarget target(*ctx);
     target.addIllegalDialect<triton::TritonDialect>();

@@ -3,6 +3,7 @@
 #include "passes/Passes.h"
 #include "passes/TritonToLinalgPatterns.h"
 #include "triton/Dialect.h"
+#include "triton/GpuBarrier.h"
 
 #include "mlir/InitAllDialects.h"
 #include "mlir/InitAllExtensions.h"
@@ -12,7 +13,7 @@
 namespace mlir::spine {
 
 void registerSpineTritonDialects(DialectRegistry &registry) {
-  registry.insert<triton::TritonDialect>();
+  registry.insert<triton::TritonDialect, ttg::TTGDialect>();
   // Upstream dialects with their external models (bufferization, inliner,
   // convert-to-llvm interfaces): our pipelines rely on those interfaces.
   registerAllDialects(registry);

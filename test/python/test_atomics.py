@@ -260,6 +260,43 @@ def test_spin_lock_protects_plain_accesses():
 
 
 @triton.jit
+def group_sums_under_locks(x_ptr, sums_ptr, locks_ptr, counts_ptr, n_cols, GROUPS: tl.constexpr,
+                           BLOCK: tl.constexpr):  # fmt: skip
+    # Tutorial 05's backward pass: each row adds itself to its group's sum under the group's
+    # lock, the first one storing instead; tl.debug_barrier orders the writes before the release.
+    row = tl.program_id(0)
+    group = row % GROUPS
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * n_cols + cols, mask=mask)
+    while tl.atomic_cas(locks_ptr + group, 0, 1) == 1:
+        pass
+    sums = sums_ptr + group * n_cols + cols
+    if tl.load(counts_ptr + group) == 0:
+        tl.atomic_xchg(counts_ptr + group, 1)
+    else:
+        x += tl.load(sums, mask=mask)
+    tl.store(sums, x, mask=mask)
+    tl.debug_barrier()
+    tl.atomic_xchg(locks_ptr + group, 0)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_group_sums_under_locks_with_a_barrier(threads):
+    rows, n_cols, groups = 96, 100, 4
+    x = torch.randn(rows, n_cols)
+    sums = torch.full((groups, n_cols), float("nan"))
+    locks = torch.zeros(groups, dtype=torch.int32)
+    counts = torch.zeros(groups, dtype=torch.int32)
+    group_sums_under_locks[(rows,)](
+        x, sums, locks, counts, n_cols, GROUPS=groups, BLOCK=128, num_threads=threads
+    )  # fmt: skip
+    expected = x.reshape(rows // groups, groups, n_cols).sum(dim=0)
+    torch.testing.assert_close(sums, expected, rtol=1e-5, atol=1e-5)
+    assert torch.equal(locks, torch.zeros_like(locks))
+
+
+@triton.jit
 def atomic_load_store_kernel(src_ptr, dst_ptr, n, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
     mask = offs < n

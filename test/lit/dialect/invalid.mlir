@@ -468,3 +468,11 @@ tt.func @dot_scaled_scale(%a: tensor<16x32xf8E4M3FN>, %b: tensor<32x16xf8E4M3FN>
   %0 = tt.dot_scaled %a scale %s, %b, %c lhs = e4m3 rhs = e4m3 {fastMath = false} : tensor<16x32xf8E4M3FN>, tensor<16x4xi8> * tensor<32x16xf8E4M3FN> -> tensor<16x16xf32>
   tt.return
 }
+
+// -----
+
+tt.func @barrier_unknown_space() {
+  // expected-error @+1 {{unknown address space 'everything' of ttg.barrier}}
+  ttg.barrier local|everything
+  tt.return
+}
