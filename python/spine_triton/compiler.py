@@ -168,6 +168,13 @@ class CPUOptions:
     num_ctas: int = 1
     num_stages: int = 1
     warp_size: int = 1
+    # GPU tuning knobs of triton.Config in AMD's and NVIDIA's configs (tutorial 03 picks AMD's
+    # on any backend but CUDA): accepted, no effect on CPU code.
+    waves_per_eu: int = 0
+    matrix_instr_nonkdim: int = 0
+    kpack: int = 1
+    maxnreg: int | None = None
+    launch_pdl: bool = False
     # OpenMP threads for the grid; 0: SPINE_TRITON_NUM_THREADS, else the OpenMP default.
     num_threads: int = 0
     # A target name from spine_triton.targets ("native", "spacemit-x60", ...).

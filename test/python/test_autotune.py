@@ -109,6 +109,19 @@ def test_autotune_retunes_when_the_key_changes():
     assert len(kernel.cache) == 2
 
 
+def test_configs_with_gpu_tuning_knobs_run():
+    # AMD's configs (tutorial 03 picks them on any backend but CUDA) and NVIDIA's carry knobs
+    # a CPU has no use for: they are accepted and change nothing.
+    configs = [
+        triton.Config({"BLOCK": 256, "waves_per_eu": 2, "matrix_instr_nonkdim": 16, "kpack": 2}),
+        triton.Config({"BLOCK": 1024}, num_warps=8, maxnreg=128),
+    ]
+    for config in configs:
+        kernel = make_kernel()
+        kernel.configs = [config]
+        assert run(kernel, 3000) == {"BLOCK": config.kwargs["BLOCK"], "EVEN": False}
+
+
 def test_heuristics_follow_the_chosen_config():
     # n = 2048 divides by every BLOCK; 2050 by none: EVEN is computed from each config's BLOCK.
     for config in CONFIGS:
