@@ -145,7 +145,7 @@ def test_softmax_code_shape():
     assert not re.search(r"call void @llvm\.prefetch\.p0\(ptr [^)]*, i32 0, i32 3, i32 1\)", llir)
 
 
-@pytest.mark.parametrize("n, block", [(1000, 1024), (4096, 4096), (3000, 1024), (5, 8)])
+@pytest.mark.parametrize("n, block", [(1000, 1024), (4096, 4096), (3000, 1024), (4096, 512), (5, 8)])
 @pytest.mark.parametrize("threads", [1, 2])
 def test_layer_norm_rows(n, block, threads):
     torch.manual_seed(n)

@@ -249,3 +249,68 @@ func.func @nested_row_loops(%x: i64, %sum: memref<f32>, %n: i32, %pid: i32, %pid
   }
   return
 }
+
+// A loop over the column blocks of the program's row (bounds that do not
+// depend on pid_x), whose strips accumulate elementwise (layer norm with a
+// block narrower than its row): in every block, not only the last, each
+// strip prefetches the same block of the next program's row into L2 when
+// that program exists. The weights every program reads (a view placed
+// without pid_x) get no such prefetch.
+// CHECK-LABEL: func.func @column_blocks(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: i64, %[[W:[a-z0-9]+]]: i64, %{{[a-z0-9]+}}: memref<1024xf32>, %[[N:[a-z0-9]+]]: i32, %[[PID:[a-z0-9]+]]: i32, %{{[a-z0-9]+}}: i32, %{{[a-z0-9]+}}: i32, %[[NX:[a-z0-9]+]]: i32
+// CHECK: scf.for %[[C:.*]] = %{{.*}} to %[[N]] step %{{.*}} : i32 {
+// CHECK: scf.for
+// CHECK: %[[NEXT:.*]] = arith.addi %[[PID]], %{{.*}} : i32
+// CHECK: %[[EXISTS:.*]] = arith.cmpi slt, %[[NEXT]], %[[NX]] : i32
+// CHECK: %[[ROW:.*]] = arith.extsi %[[NEXT]] : i32 to i64
+// CHECK: scf.if %[[EXISTS]] {
+// CHECK-NEXT: "llvm.intr.prefetch"({{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}> {spine.next_program_prefetch = 1 : i64}
+// CHECK-NOT: spine.next_program_prefetch
+// CHECK: return
+
+func.func @column_blocks(%x: i64, %w: i64, %acc: memref<1024xf32>, %n: i32, %pid: i32, %pidy: i32, %pidz: i32, %nx: i32, %ny: i32, %nz: i32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1024 = arith.constant 1024 : index
+  %c0_i32 = arith.constant 0 : i32
+  %c1024_i32 = arith.constant 1024 : i32
+  %c4096_i64 = arith.constant 4096 : i64
+  %c4_i64 = arith.constant 4 : i64
+  %c1_i64 = arith.constant 1 : i64
+  %c1024_i64 = arith.constant 1024 : i64
+  %c0_i64 = arith.constant 0 : i64
+  %poison = llvm.mlir.poison : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+  scf.for %c = %c0_i32 to %n step %c1024_i32 : i32 {
+    %col = arith.extsi %c : i32 to i64
+    %row = arith.extsi %pid : i32 to i64
+    %first = arith.muli %row, %c4096_i64 : i64
+    %element = arith.addi %first, %col : i64
+    %bytes = arith.muli %element, %c4_i64 : i64
+    %address = arith.addi %x, %bytes : i64
+    %ptr = llvm.inttoptr %address : i64 to !llvm.ptr
+    %d0 = llvm.insertvalue %ptr, %poison[0] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+    %d1 = llvm.insertvalue %ptr, %d0[1] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+    %d2 = llvm.insertvalue %c0_i64, %d1[2] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+    %d3 = llvm.insertvalue %c1024_i64, %d2[3, 0] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+    %d4 = llvm.insertvalue %c1_i64, %d3[4, 0] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+    %view = builtin.unrealized_conversion_cast %d4 : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> to memref<1024xf32>
+    %wbytes = arith.muli %col, %c4_i64 : i64
+    %waddress = arith.addi %w, %wbytes : i64
+    %wptr = llvm.inttoptr %waddress : i64 to !llvm.ptr
+    %e0 = llvm.insertvalue %wptr, %poison[0] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+    %e1 = llvm.insertvalue %wptr, %e0[1] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+    %e2 = llvm.insertvalue %c0_i64, %e1[2] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+    %e3 = llvm.insertvalue %c1024_i64, %e2[3, 0] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+    %e4 = llvm.insertvalue %c1_i64, %e3[4, 0] : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)>
+    %wview = builtin.unrealized_conversion_cast %e4 : !llvm.struct<(ptr, ptr, i64, array<1 x i64>, array<1 x i64>)> to memref<1024xf32>
+    scf.for %i = %c0 to %c1024 step %c1 {
+      %v = memref.load %view[%i] : memref<1024xf32>
+      %u = memref.load %wview[%i] : memref<1024xf32>
+      %a = memref.load %acc[%i] : memref<1024xf32>
+      %p = arith.mulf %v, %u : f32
+      %s = arith.addf %a, %p : f32
+      memref.store %s, %acc[%i] : memref<1024xf32>
+    }
+  }
+  return
+}
