@@ -28,6 +28,16 @@ static bool isAddressSpace(StringRef name) {
       .Default(false);
 }
 
+// The generic form `"ttg.barrier"() <{addrSpace = "..."}>` skips the parser.
+LogicalResult BarrierOp::verify() {
+  SmallVector<StringRef> spaces;
+  getAddrSpace().split(spaces, '|');
+  for (StringRef space : spaces)
+    if (!isAddressSpace(space))
+      return emitOpError() << "unknown address space '" << space << "'";
+  return success();
+}
+
 ParseResult BarrierOp::parse(OpAsmParser &parser, OperationState &result) {
   SmallVector<StringRef> spaces;
   do {

@@ -29,6 +29,7 @@ def TTG_BarrierOp : Op<TTG_Dialect, "barrier"> {
   // The spaces as written, joined by `|`.
   let arguments = (ins StrAttr:$addrSpace);
   let hasCustomAssemblyFormat = 1;
+  let hasVerifier = 1;
 }
 
 #endif // SPINE_TRITON_GPU_BARRIER_TD

@@ -476,3 +476,11 @@ tt.func @barrier_unknown_space() {
   ttg.barrier local|everything
   tt.return
 }
+
+// -----
+
+tt.func @barrier_unknown_space_generic() {
+  // expected-error @+1 {{'ttg.barrier' op unknown address space 'sideways'}}
+  "ttg.barrier"() <{addrSpace = "local|sideways"}> : () -> ()
+  tt.return
+}
