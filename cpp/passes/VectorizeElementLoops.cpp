@@ -719,7 +719,7 @@ private:
   /// memory keeps reading the next row during all three walks, as the
   /// reducing walks over a row of one block do (setUpNextProgram). Layer
   /// norm, 2 threads, in turns with the code before (either order first):
-  /// 4096 x 4096 in blocks of 1024 +6-10%, 4096 x 8192 in blocks of 1024
+  /// 4096 x 4096 in blocks of 1024 +4-10%, 4096 x 8192 in blocks of 1024
   /// +8-12% and of 4096 +5-11%, 4096 x 1024 in blocks of 256 +1-17%; 1
   /// thread, 4096 x 4096 in blocks of 1024 +4-9%. Rows in blocks still run
   /// 25-30% below rows of one block: not from prefetching (also prefetching
