@@ -55,6 +55,14 @@ namespace mlir::spine {
 
 namespace {
 
+/// pid_x of a lowered kernel (the first of its trailing program-id
+/// arguments), or null.
+Value pidXOf(func::FuncOp func) {
+  if (!func || func.getNumArguments() < kNumProgramIdArgs)
+    return {};
+  return func.getArgument(func.getNumArguments() - kNumProgramIdArgs);
+}
+
 /// Whether `v` is `arg` or computed from it.
 bool computedFrom(Value v, Value arg) {
   SmallVector<Value> work{v};
@@ -494,7 +502,8 @@ public:
           aheadIv, outer.getUpperBound());
       nextIteration.emplace(b, outer, std::move(ahead), /*readBuffers=*/true);
     }
-    if (!analysis.getReductions().empty() || overColumnBlocks(loop))
+    sameIterationOfNextProgram = overColumnBlocks(loop);
+    if (!analysis.getReductions().empty() || sameIterationOfNextProgram)
       setUpNextProgram(loop);
     auto indexVec = VectorType::get({lanes}, b.getIndexType());
     SmallVector<int64_t> iota(lanes);
@@ -651,10 +660,9 @@ private:
   /// Whether the view `load` reads is placed by the program id (a row of the
   /// program's own, not the weights every program reads).
   bool readsRowOfProgram(memref::LoadOp load) {
-    auto func = load->getParentOfType<func::FuncOp>();
-    Value pid = func.getArgument(func.getNumArguments() - kNumProgramIdArgs);
+    Value pid = pidXOf(load->getParentOfType<func::FuncOp>());
     Value descriptor = viewDescriptor(load);
-    return descriptor && computedFrom(descriptor, pid);
+    return pid && descriptor && computedFrom(descriptor, pid);
   }
 
   /// The LLVM descriptor of the view of memory `load` reads (in the version
@@ -729,11 +737,9 @@ private:
     scf::ForOp outer = loopOverTilesAround(loop);
     if (!outer || loopOverTilesAround(outer))
       return false;
-    auto func = loop->getParentOfType<func::FuncOp>();
-    if (!func || func.getNumArguments() < kNumProgramIdArgs)
-      return false;
-    Value pid = func.getArgument(func.getNumArguments() - kNumProgramIdArgs);
-    if (llvm::any_of(ValueRange{outer.getLowerBound(), outer.getUpperBound(),
+    Value pid = pidXOf(loop->getParentOfType<func::FuncOp>());
+    if (!pid ||
+        llvm::any_of(ValueRange{outer.getLowerBound(), outer.getUpperBound(),
                                 outer.getStep()},
                      [&](Value bound) { return computedFrom(bound, pid); }))
       return false;
@@ -780,10 +786,9 @@ private:
                                   b, loc, b.getI32Type(), nextProgramDistance));
     IRMapping map;
     map.map(pid, next);
-    if (overColumnBlocks(loop)) {
+    if (sameIterationOfNextProgram) {
       // Each column block prefetches the same block of the next program's
       // row (see overColumnBlocks).
-      sameIterationOfNextProgram = true;
       nextProgram.emplace(b, func, std::move(map));
       nextProgramExists = arith::CmpIOp::create(
           b, loc, arith::CmpIPredicate::slt, next, programs);
@@ -1233,8 +1238,9 @@ private:
   Value nextProgramExists;
   /// How many programs ahead nextProgram is (setUpNextProgram).
   int64_t nextProgramDistance = 1;
-  /// Whether nextProgram is this iteration of the loop over column blocks
-  /// in the next program, prefetched in every iteration (overColumnBlocks).
+  /// Whether the strip is in a loop over column blocks (overColumnBlocks):
+  /// nextProgram is then this iteration of it in the next program,
+  /// prefetched in every iteration.
   bool sameIterationOfNextProgram = false;
   /// Whether the loop around the tile makes the iteration nextIteration
   /// evaluates.
