@@ -271,11 +271,11 @@ private:
   }
 
   /// linear(v), recorded to be checked for wrapping when v is narrower than
-  /// 64 bits.
+  /// 64 bits (once: a load and a store often share their offsets).
   std::optional<Linear> narrowLinear(Value v) {
     std::optional<Linear> result = linear(v);
     unsigned width = getElementTypeOrSelf(v.getType()).getIntOrFloatBitWidth();
-    if (result && width < 64)
+    if (result && width < 64 && narrowSeen.insert(v).second)
       narrow.push_back({*result, width});
     return result;
   }
@@ -351,6 +351,7 @@ private:
   OpBuilder &b;
   scf::ForOp loop;
   SmallVector<NarrowOffset> narrow;
+  DenseSet<Value> narrowSeen;
 };
 
 /// Builds, before the loop, whether at run time no iteration of it touches
