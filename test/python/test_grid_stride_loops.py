@@ -146,6 +146,15 @@ def test_rows_reading_another_row_keep_the_written_order():
     assert not torch.equal(out[:, 0], torch.arange(1.0, n_rows + 1))
 
 
+def row_numbers_in_written_order(programs, n_rows, stride, width, size):
+    """What rows that each write their number over `width` elements, `stride` apart, leave in
+    a buffer of `size` elements (else -1) when they run in the written order."""
+    expected = torch.full((size,), -1.0)
+    for row in written_order(programs, n_rows):
+        expected[row * stride : row * stride + width] = float(row)
+    return expected
+
+
 @triton.jit
 def write_row_number(out_ptr, out_stride, n_rows, BLOCK: tl.constexpr):
     for row in tl.range(tl.program_id(0), n_rows, tl.num_programs(0)):
@@ -159,9 +168,7 @@ def test_rows_whose_outputs_overlap_keep_the_written_order():
     n_rows, block, stride, programs = 21, 8, 4, 3
     out = torch.full((n_rows * stride + block,), -1.0)
     write_row_number[(programs,)](out, stride, n_rows, BLOCK=block, num_threads=1)
-    expected = torch.full_like(out, -1.0)
-    for row in written_order(programs, n_rows):
-        expected[row * stride : row * stride + block] = float(row)
+    expected = row_numbers_in_written_order(programs, n_rows, stride, block, out.numel())
     torch.testing.assert_close(out, expected, rtol=0, atol=0)
 
 
@@ -179,9 +186,7 @@ def test_rows_whose_column_blocks_overlap_keep_the_written_order():
     n_rows, n_cols, stride, programs = 17, 24, 10, 4
     out = torch.full((n_rows * stride + n_cols,), -1.0)
     write_row_number_in_blocks[(programs,)](out, stride, n_rows, n_cols, BLOCK=8, num_threads=1)
-    expected = torch.full_like(out, -1.0)
-    for row in written_order(programs, n_rows):
-        expected[row * stride : row * stride + n_cols] = float(row)
+    expected = row_numbers_in_written_order(programs, n_rows, stride, n_cols, out.numel())
     torch.testing.assert_close(out, expected, rtol=0, atol=0)
 
 
