@@ -175,6 +175,20 @@ def ScheduleTilePrefetches
   let dependentDialects = ["scf::SCFDialect", "arith::ArithDialect"];
 }
 
+def EraseWriteOnlyBuffers
+    : Pass<"spine-erase-write-only-buffers", "func::FuncOp"> {
+  let summary = "Erase buffers that are written but never read";
+  let description = [{
+    Runs after spine-vectorize-element-loops. A memref.alloc or
+    memref.alloca whose only uses are stores into it (memref.store,
+    vector.store, vector.maskedstore, vector.transfer_write), views of it
+    used the same way, and its deallocation is erased with those uses. Such
+    buffers are left behind by reductions fused into the loop that computes
+    the reduced tile; once lowered, LLVM keeps the stores into a heap buffer.
+  }];
+  let dependentDialects = ["memref::MemRefDialect"];
+}
+
 def VectorizeElementLoops
     : Pass<"spine-vectorize-element-loops", "func::FuncOp"> {
   let summary = "Strip-mine innermost element loops into vector code";

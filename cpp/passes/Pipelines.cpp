@@ -154,6 +154,7 @@ void buildSpineTritonPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createVectorizeElementLoops(elementLoops));
     pm.addNestedPass<func::FuncOp>(createScheduleTilePrefetches());
   }
+  pm.addNestedPass<func::FuncOp>(createEraseWriteOnlyBuffers());
   // Before SCF is lowered: sin and cos branch to libm for huge arguments.
   ApproximateMathOptions math;
   math.avx512Scalef = options.avx512Scalef;
