@@ -1,4 +1,4 @@
-//===- EraseWriteOnlyBuffers.cpp - drop buffers nothing reads -------------===//
+//===- EraseWriteOnlyBuffers.cpp - drop stores nothing reads --------------===//
 //
 // A tile that only a reduction consumes is still written to its buffer after
 // spine-vectorize-element-loops has fused the reduction into the loop that
@@ -7,11 +7,15 @@
 // tile: each program stored its whole row of squares (32 KiB at 8192
 // columns) into a heap buffer that was freed unread. LLVM keeps stores into
 // a malloc'd buffer once the lowering has aligned its pointer through
-// ptrtoint (the pointer escapes), so the buffer and every store into it are
-// erased here, where the buffer is still a memref value.
+// ptrtoint (the pointer escapes), and into a stack slot that another version
+// of the kernel reads (spine-stack-buffers shares slots between versions),
+// so such stores are erased here, where the buffer is still a memref value:
+// a store is dead when every read of its buffer lies in another branch of a
+// versioning scf.if. A buffer left without reads goes with its stores.
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/ExclusiveBranches.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -40,28 +44,45 @@ bool writesInto(OpOperand &use) {
   return false;
 }
 
-/// The ops to erase with `buffer` when nothing reads it: every write into it
-/// or into a view of it, the views, and its deallocation. Empty when
-/// anything else uses it (a load, a copy, a yield, a call).
-SmallVector<Operation *> writeOnlyUsers(Value buffer) {
-  SmallVector<Operation *> users;
+/// Whether `op` only reads the buffer it names.
+bool onlyReads(Operation *op) {
+  return isa<memref::LoadOp, vector::LoadOp, vector::MaskedLoadOp,
+             vector::TransferReadOp>(op);
+}
+
+/// What uses a buffer, directly or through its views.
+struct BufferUses {
+  SmallVector<Operation *> writes;
+  SmallVector<Operation *> reads;
+  /// The views and deallocations, each after what it uses.
+  SmallVector<Operation *> views;
+};
+
+/// The uses of `buffer`, or nullopt when something else uses it (a yield,
+/// a call, a copy), which may read it anywhere.
+std::optional<BufferUses> usesOf(Value buffer) {
+  BufferUses uses;
   SmallVector<Value> worklist{buffer};
   while (!worklist.empty()) {
     Value value = worklist.pop_back_val();
     for (OpOperand &use : value.getUses()) {
       Operation *user = use.getOwner();
-      if (writesInto(use) || isa<memref::DeallocOp>(user)) {
-        users.push_back(user);
-        continue;
+      if (writesInto(use)) {
+        uses.writes.push_back(user);
+      } else if (onlyReads(user)) {
+        uses.reads.push_back(user);
+      } else if (isa<memref::DeallocOp>(user)) {
+        uses.views.push_back(user);
+      } else if (auto view = dyn_cast<ViewLikeOpInterface>(user);
+                 view && view.getViewSource() == value) {
+        uses.views.push_back(user);
+        llvm::append_range(worklist, user->getResults());
+      } else {
+        return std::nullopt;
       }
-      auto view = dyn_cast<ViewLikeOpInterface>(user);
-      if (!view || view.getViewSource() != value)
-        return {};
-      users.push_back(user);
-      llvm::append_range(worklist, user->getResults());
     }
   }
-  return users;
+  return uses;
 }
 
 struct EraseWriteOnlyBuffersPass
@@ -73,12 +94,18 @@ struct EraseWriteOnlyBuffersPass
         buffers.push_back(op);
     });
     for (Operation *buffer : buffers) {
-      SmallVector<Operation *> users = writeOnlyUsers(buffer->getResult(0));
-      if (users.empty() && !buffer->use_empty())
+      std::optional<BufferUses> uses = usesOf(buffer->getResult(0));
+      if (!uses)
         continue;
-      // Views come before their own users in the list: erase from the back.
-      for (Operation *user : llvm::reverse(users))
-        user->erase();
+      for (Operation *write : uses->writes)
+        if (llvm::all_of(uses->reads, [&](Operation *read) {
+              return inBranchesOfOneCall(write, read);
+            }))
+          write->erase();
+      if (!uses->reads.empty())
+        continue;
+      for (Operation *view : llvm::reverse(uses->views))
+        view->erase();
       buffer->erase();
     }
   }

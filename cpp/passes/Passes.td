@@ -177,14 +177,17 @@ def ScheduleTilePrefetches
 
 def EraseWriteOnlyBuffers
     : Pass<"spine-erase-write-only-buffers", "func::FuncOp"> {
-  let summary = "Erase buffers that are written but never read";
+  let summary = "Erase stores no read can see, and buffers left unread";
   let description = [{
-    Runs after spine-vectorize-element-loops. A memref.alloc or
-    memref.alloca whose only uses are stores into it (memref.store,
-    vector.store, vector.maskedstore, vector.transfer_write), views of it
-    used the same way, and its deallocation is erased with those uses. Such
-    buffers are left behind by reductions fused into the loop that computes
-    the reduced tile; once lowered, LLVM keeps the stores into a heap buffer.
+    Runs after spine-vectorize-element-loops. A store into a memref.alloc or
+    memref.alloca (memref.store, vector.store, vector.maskedstore,
+    vector.transfer_write, also through views) is erased when every read of
+    the buffer lies in another branch of an scf.if (or scf.index_switch)
+    outside loops; a buffer left without reads goes with its views and
+    deallocation. Such stores are left behind by reductions fused into the
+    loop that computes the reduced tile, and by versions sharing a stack
+    slot; once lowered, LLVM keeps them. A buffer used in any other way (a
+    yield, a call, a copy) is left alone.
   }];
   let dependentDialects = ["memref::MemRefDialect"];
 }
@@ -318,7 +321,9 @@ def StackBuffers : Pass<"spine-stack-buffers", "func::FuncOp"> {
     loads, stores, copies, vector and linalg ops; never yielded, returned or
     passed on) becomes a memref.alloca at the top of the function's entry
     block, up to `max-buffer-bytes` per buffer and `max-total-bytes` per
-    function: no malloc and free per program or per loop iteration.
+    function: no malloc and free per program or per loop iteration. Buffers
+    of one type in different branches of an scf.if (versions of a kernel)
+    share one allocation.
   }];
   let options = [
     Option<"maxBufferBytes", "max-buffer-bytes", "int64_t", /*default=*/"65536",

@@ -72,3 +72,52 @@ func.func @read_buffers_stay(%v: vector<16xf32>, %out: memref<64xf32>) -> (vecto
   call @consume(%passed) : (memref<64xf32>) -> ()
   return %r, %s : vector<16xf32>, f32
 }
+
+// A stack slot two versions share (spine-stack-buffers): the first only
+// writes its tile, the second reads what it wrote. The first version's
+// store is dead, as no read runs in the call that runs it; the second
+// keeps its store and load.
+// CHECK-LABEL: func.func @versions_sharing_a_slot
+// CHECK: memref.alloca
+// CHECK: scf.if
+// CHECK-NOT: vector.store
+// CHECK: } else {
+// CHECK-NEXT: vector.store
+// CHECK-NEXT: vector.load
+func.func @versions_sharing_a_slot(%c: i1, %v: vector<16xf32>) -> vector<16xf32> {
+  %c0 = arith.constant 0 : index
+  %slot = memref.alloca() : memref<64xf32>
+  %r = scf.if %c -> (vector<16xf32>) {
+    vector.store %v, %slot[%c0] : memref<64xf32>, vector<16xf32>
+    scf.yield %v : vector<16xf32>
+  } else {
+    vector.store %v, %slot[%c0] : memref<64xf32>, vector<16xf32>
+    %l = vector.load %slot[%c0] : memref<64xf32>, vector<16xf32>
+    scf.yield %l : vector<16xf32>
+  }
+  return %r : vector<16xf32>
+}
+
+// Inside a loop a later iteration may run the other branch and read what
+// this one stored: both stores stay.
+// CHECK-LABEL: func.func @branches_in_a_loop
+// CHECK: scf.if
+// CHECK-NEXT: vector.store
+// CHECK: } else {
+// CHECK-NEXT: vector.load
+func.func @branches_in_a_loop(%c: i1, %n: index, %v: vector<16xf32>) -> vector<16xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %slot = memref.alloca() : memref<64xf32>
+  %s = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %v) -> (vector<16xf32>) {
+    %t = scf.if %c -> (vector<16xf32>) {
+      vector.store %acc, %slot[%c0] : memref<64xf32>, vector<16xf32>
+      scf.yield %acc : vector<16xf32>
+    } else {
+      %l = vector.load %slot[%c0] : memref<64xf32>, vector<16xf32>
+      scf.yield %l : vector<16xf32>
+    }
+    scf.yield %t : vector<16xf32>
+  }
+  return %s : vector<16xf32>
+}

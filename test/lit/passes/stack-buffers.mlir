@@ -1,11 +1,11 @@
 // RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-stack-buffers{max-buffer-bytes=4096 max-total-bytes=6144}))' %s | FileCheck %s
 
 // A tile buffer inside a loop, used only by loads, stores and linalg ops,
-// moves to the top of the entry block; one outside any loop stays where it
-// is. Both are stack allocations then, made once per call.
+// and one outside any loop move to the top of the entry block: stack
+// allocations made once per call.
 // CHECK-LABEL: func.func @local_tiles
+// CHECK-NEXT: %[[ACC:.*]] = memref.alloca() {alignment = 64 : i64} : memref<16xf32>
 // CHECK-NEXT: %[[TILE:.*]] = memref.alloca() {alignment = 64 : i64} : memref<16x16xf32>
-// CHECK: %[[ACC:.*]] = memref.alloca() {alignment = 64 : i64} : memref<16xf32>
 // CHECK: scf.for
 // CHECK-NOT: memref.alloc(
 // CHECK: linalg.fill {{.*}} outs(%[[TILE]]
@@ -33,9 +33,10 @@ func.func @local_tiles(%n: index, %out: memref<16xf32>) {
 // buffer larger than max-buffer-bytes, one beyond the function's budget
 // (4 KiB + 4 KiB > 6 KiB), a dynamically sized one and one returned.
 // CHECK-LABEL: func.func @heap_buffers
-// CHECK: memref.alloca() {{.*}} : memref<4xf32>
+// CHECK-NEXT: memref.alloca() {{.*}} : memref<4xf32>
+// CHECK-NEXT: %[[FIRST:.*]] = memref.alloca() : memref<1024xf32>
+// CHECK-NOT: memref.alloca
 // CHECK: memref.alloc() : memref<2048xf32>
-// CHECK: memref.alloca() : memref<1024xf32>
 // CHECK: memref.alloc() : memref<1024xf32>
 // CHECK: memref.alloc(%{{.*}}) : memref<?xf32>
 // CHECK: scf.for
@@ -67,7 +68,9 @@ func.func @heap_buffers(%n: index) -> memref<8xf32> {
 
 // A buffer a branch yields (a peeled first iteration's block) is live only
 // until the block around the branch runs again, so it goes on the stack,
-// in a loop too. Yielded on out of that loop it stays on the heap.
+// in a loop too. The two branches' buffers do not share one allocation
+// there: a later iteration's branch may run the other. Yielded on out of
+// that loop a buffer stays on the heap.
 // CHECK-LABEL: func.func @branch_results
 // CHECK: memref.alloca() {alignment = 64 : i64} : memref<8xf32>
 // CHECK: memref.alloca() {alignment = 64 : i64} : memref<8xf32>
@@ -109,4 +112,73 @@ func.func @branch_results(%n: index, %c: i1, %out: memref<8xf32>) -> memref<8xf3
     scf.yield %r : memref<8xf32>
   }
   return %last : memref<8xf32>
+}
+
+// Versions of a kernel (branches on the launch's sizes) each allocate their
+// own tiles, and one runs: the versions' 4 KiB tiles of one type (%a, %e)
+// share one slot, and a tile of another type (%h, 2 KiB) gets its own. Two
+// tiles of the same branch (%e and %d) cannot share: a slot for %d would
+// pass the budget (6 KiB), so it stays on the heap.
+// CHECK-LABEL: func.func @versions
+// CHECK-NEXT: %[[SLOT:.*]] = memref.alloca() {alignment = 64 : i64} : memref<1024xf32>
+// CHECK-NEXT: %[[HALF:.*]] = memref.alloca() : memref<512xf32>
+// CHECK-NOT: memref.alloca
+// CHECK: scf.for
+// CHECK-NEXT: linalg.fill ins(%{{.*}}) outs(%[[SLOT]] :
+// CHECK: } else {
+// CHECK-NEXT: %[[D:.*]] = memref.alloc() : memref<1024xf32>
+// CHECK-NEXT: linalg.fill ins(%{{.*}}) outs(%[[D]] :
+// CHECK-NEXT: linalg.fill ins(%{{.*}}) outs(%[[HALF]] :
+// CHECK-NEXT: linalg.fill ins(%{{.*}}) outs(%[[SLOT]] :
+func.func @versions(%c: i1, %n: index, %out: memref<1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %cst = arith.constant 1.0 : f32
+  scf.if %c {
+    scf.for %i = %c0 to %n step %c1 {
+      %a = memref.alloc() {alignment = 64 : i64} : memref<1024xf32>
+      linalg.fill ins(%cst : f32) outs(%a : memref<1024xf32>)
+      memref.copy %a, %out : memref<1024xf32> to memref<1024xf32>
+    }
+  } else {
+    %e = memref.alloc() : memref<1024xf32>
+    %d = memref.alloc() : memref<1024xf32>
+    linalg.fill ins(%cst : f32) outs(%d : memref<1024xf32>)
+    %h = memref.alloc() : memref<512xf32>
+    linalg.fill ins(%cst : f32) outs(%h : memref<512xf32>)
+    linalg.fill ins(%cst : f32) outs(%e : memref<1024xf32>)
+    memref.copy %d, %out : memref<1024xf32> to memref<1024xf32>
+    memref.copy %e, %out : memref<1024xf32> to memref<1024xf32>
+  }
+  return
+}
+
+// The cases of an scf.index_switch are alternatives as well. Tiles in
+// blocks that both run (%p, then the switch's) do not share, even where
+// their types match.
+// CHECK-LABEL: func.func @switch_cases
+// CHECK-NEXT: %[[P:.*]] = memref.alloca() : memref<512xf32>
+// CHECK-NEXT: %[[CASES:.*]] = memref.alloca() : memref<1024xf32>
+// CHECK-NOT: memref.alloc
+// CHECK: case 0 {
+// CHECK-NEXT: linalg.fill ins(%{{.*}}) outs(%[[CASES]] :
+// CHECK: default {
+// CHECK-NEXT: linalg.fill ins(%{{.*}}) outs(%[[CASES]] :
+func.func @switch_cases(%k: index, %out: memref<1024xf32>) {
+  %cst = arith.constant 1.0 : f32
+  %p = memref.alloc() : memref<512xf32>
+  linalg.fill ins(%cst : f32) outs(%p : memref<512xf32>)
+  scf.index_switch %k
+  case 0 {
+    %f = memref.alloc() : memref<1024xf32>
+    linalg.fill ins(%cst : f32) outs(%f : memref<1024xf32>)
+    memref.copy %f, %out : memref<1024xf32> to memref<1024xf32>
+    scf.yield
+  }
+  default {
+    %g = memref.alloc() : memref<1024xf32>
+    linalg.fill ins(%cst : f32) outs(%g : memref<1024xf32>)
+    memref.copy %g, %out : memref<1024xf32> to memref<1024xf32>
+  }
+  return
 }
