@@ -163,6 +163,22 @@ def test_layer_norm_rows(n, block, threads):
     )
 
 
+def test_layer_norm_versions_share_stack_slots():
+    # One compiled kernel (a block of 8192) run on rows of one block, of part of one and of three
+    # blocks: three of its versions, whose row buffers share stack slots (spine-stack-buffers),
+    # and the first again. Each call's results are its own.
+    for n in (8192, 5000, 20000, 8192):
+        torch.manual_seed(n)
+        M = 3
+        x, w, b = torch.randn(M, n) * 2 - 1, torch.randn(n), torch.randn(n)
+        y = torch.empty_like(x)
+        mean, rstd = torch.empty(M), torch.empty(M)
+        layer_norm_kernel[(M,)](x, y, w, b, mean, rstd, x.stride(0), n, 1e-5, BLOCK_SIZE=8192, num_threads=2)
+        expected = torch.nn.functional.layer_norm(x, (n,), w, b, 1e-5)
+        torch.testing.assert_close(y, expected, rtol=1e-4, atol=1e-4)
+        torch.testing.assert_close(mean, x.mean(dim=1), rtol=1e-5, atol=1e-5)
+
+
 def checked_layer_norm(M, n, threads=0):
     """Tutorial 05's layer norm over an M x n input, one block per row, checked against torch;
     returns the compiled kernel."""
