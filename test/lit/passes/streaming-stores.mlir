@@ -11,8 +11,9 @@
 // of the loop over rows; compared with the threshold (2^25 bytes). Whole strips
 // store non-temporally when that holds and their address is 32-byte aligned;
 // partial strips keep masked stores, and the write prefetch of the next row
-// runs only when the loop does not stream (and once per 64-byte line: every
-// other strip of 8 floats).
+// runs only when the loop does not stream. A strip spans a 64-byte line (16
+// floats, two 256-bit registers), so that prefetch needs no test of the
+// strip's place in its line.
 // CHECK-LABEL: func.func @row_store_in_persistent_loop
 // CHECK: scf.for %[[ROW:.*]] = %arg3 to %arg2 step %arg4
 // CHECK: %[[LOOP_BYTES:.*]] = arith.constant 5.120000e+02 : f64
@@ -26,27 +27,25 @@
 // CHECK: %[[TOTAL:.*]] = arith.mulf
 // CHECK: %[[LIMIT:.*]] = arith.constant 0x4180000000000000 : f64
 // CHECK: %[[STREAM:.*]] = arith.cmpf oge, %[[TOTAL]], %[[LIMIT]] : f64
-// Strips are 32 bytes apart: whether they are aligned is decided once, from
-// the row's first address.
+// Each register's store is 32-byte aligned when the row's first address is:
+// decided once, before the strips.
 // CHECK: %[[ADDR:.*]] = llvm.ptrtoint %{{.*}} : !llvm.ptr to i64
 // CHECK: %[[LOW:.*]] = arith.andi %[[ADDR]], %c31_i64 : i64
 // CHECK: %[[ALIGNED:.*]] = arith.cmpi eq, %[[LOW]], %c0_i64 : i64
-// CHECK: scf.for %{{.*}} = %c0 to %c64{{.*}} step %c8 {
+// CHECK: scf.for %{{.*}} = %c0 to %c64{{.*}} step %c16 {
 // CHECK: %[[EXISTS:.*]] = arith.cmpi slt, %{{.*}}, %arg2 : index
+// CHECK-NOT: arith.remui
 // CHECK: %[[NOT_STREAM:.*]] = arith.xori %[[STREAM]], %true
-// CHECK: %[[NEXT_NOT_STREAM:.*]] = arith.andi %[[EXISTS]], %[[NOT_STREAM]] : i1
-// CHECK: %[[PHASE:.*]] = arith.remui %{{.*}}, %c16 : index
-// CHECK: %[[LINE_START:.*]] = arith.cmpi eq, %[[PHASE]], %c0{{.*}} : index
-// CHECK: %[[WHEN:.*]] = arith.andi %[[NEXT_NOT_STREAM]], %[[LINE_START]] : i1
-// CHECK: scf.if %[[WHEN]] {
-// CHECK: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 3 : i32, rw = 1 : i32}>
+// CHECK-NEXT: %[[WHEN:.*]] = arith.andi %[[EXISTS]], %[[NOT_STREAM]] : i1
+// CHECK-NEXT: scf.if %[[WHEN]] {
+// CHECK-NEXT: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 3 : i32, rw = 1 : i32}>
 // CHECK: %[[ALLON:.*]] = vector.reduction <and>
 // CHECK: scf.if %[[ALLON]] {
 // CHECK-NEXT: %[[BOTH:.*]] = arith.andi %[[STREAM]], %[[ALIGNED]] : i1
 // CHECK: scf.if %[[BOTH]] {
-// CHECK: llvm.store %{{.*}}, %[[PTR:.*]] {alignment = 32 : i64, nontemporal} : vector<8xf32>, !llvm.ptr
+// CHECK: llvm.store %{{.*}}, %[[PTR:.*]] {alignment = 32 : i64, nontemporal} : vector<16xf32>, !llvm.ptr
 // CHECK: } else {
-// CHECK: llvm.store %{{.*}}, %[[PTR]] {alignment = 4 : i64} : vector<8xf32>, !llvm.ptr
+// CHECK: llvm.store %{{.*}}, %[[PTR]] {alignment = 4 : i64} : vector<16xf32>, !llvm.ptr
 // CHECK: } else {
 // CHECK: llvm.intr.masked.store
 func.func @row_store_in_persistent_loop(%base: i64, %n: i32, %rows: index,
