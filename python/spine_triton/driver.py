@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import _ctypes
 import ctypes
 import functools
 import hashlib
@@ -269,8 +270,8 @@ class CPUUtils:
 
     @staticmethod
     def unload_module(module):
-        import _ctypes
-
+        # _ctypes is imported with the module: kernels still loaded at interpreter exit are
+        # unloaded after imports stop working.
         if isinstance(module, str):  # an emulated kernel's library path: nothing is loaded here
             return
         # dlopen counts loads of the same file: the state lives until the last one is unloaded.
