@@ -65,6 +65,11 @@ struct SpineTritonPipelineOptions
                      "maxNum (x86 vmaxps): float maxnum/minnum reductions "
                      "accumulate with it and a guard for all-NaN lanes"),
       llvm::cl::init(false)};
+  Option<bool> lineStrips{
+      *this, "line-strips",
+      llvm::cl::desc("Element loops' strips span at least a 64-byte cache "
+                     "line of their narrowest access (x86)"),
+      llvm::cl::init(false)};
   Option<bool> avx512Scalef{
       *this, "avx512-scalef",
       llvm::cl::desc("f32 exp and exp2 scale by 2^n with vscalefps (x86 "

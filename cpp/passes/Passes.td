@@ -209,6 +209,8 @@ def VectorizeElementLoops
     halving the vector rather than one lane at a time. With select-min-max
     set, maxnum/minnum reductions accumulate by compare and select (one x86
     vmaxps/vminps) plus a guard accumulator for lanes that saw only NaN.
+    With line-strips set, a strip spans at least a 64-byte cache line of its
+    narrowest access (two registers of f32 on AVX2).
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"256",
@@ -225,6 +227,9 @@ def VectorizeElementLoops
            "The target's vector min/max is a compare and select that "
            "returns the second operand for NaN (x86 vmaxps), not IEEE "
            "maxNum (RVV vfmax)">,
+    Option<"lineStrips", "line-strips", "bool", /*default=*/"false",
+           "Strips span at least a cache line of their narrowest access "
+           "(x86: measured there; RVV keeps one register group)">,
   ];
   let dependentDialects = ["vector::VectorDialect", "scf::SCFDialect",
                            "arith::ArithDialect", "LLVM::LLVMDialect"];

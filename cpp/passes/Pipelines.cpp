@@ -149,6 +149,7 @@ void buildSpineTritonPipeline(OpPassManager &pm,
     elementLoops.streamingStoreBytes = options.streamingStoreBytes;
     elementLoops.shuffleReductions = options.shuffleReductions;
     elementLoops.selectMinMax = options.selectMinMax;
+    elementLoops.lineStrips = options.lineStrips;
     pm.addNestedPass<func::FuncOp>(createDeferStoreWalks());
     pm.addNestedPass<func::FuncOp>(createVersionLaneBounds());
     pm.addNestedPass<func::FuncOp>(createVectorizeElementLoops(elementLoops));

@@ -1444,15 +1444,18 @@ struct VectorizeElementLoopsPass
     // several registers give the backend independent chains to overlap.
     if (!analysis.getReductions().empty())
       lanes = std::min(lanes * reductionRegisters, maxLanes);
-    // A strip spans at least a cache line of its narrowest access (two
-    // registers of f32 on AVX2): the once-per-line work (prefetches, their
-    // share of the next program's row) then runs once per strip with no
-    // test of the position, and each strip's streaming stores fill whole
-    // lines. Layer norm on Zen 3 (AVX2), 2 threads, in turns with 8-lane
-    // strips: 4096 x 8192 +60-75%, 4096 x 4096 +20-40%; softmax and the
-    // tutorial matmul's tile copies measured the same.
-    lanes = std::clamp<int64_t>(
-        kCacheLineBytes * 8 / analysis.narrowestAccess(), lanes, maxLanes);
+    // With lineStrips (x86), a strip spans at least a cache line of its
+    // narrowest access (two registers of f32 on AVX2): the once-per-line
+    // work (prefetches, their share of the next program's row) then runs
+    // once per strip with no test of the position, and each strip's
+    // streaming stores fill whole lines. Layer norm on Zen 3 (AVX2), 2
+    // threads, in turns with 8-lane strips: 4096 x 8192 +60-75%, 4096 x
+    // 4096 +20-40%; softmax and the tutorial matmul's tile copies measured
+    // the same. RVV keeps one register group: unmeasured there, and wider
+    // strips double its i64 address vectors (LMUL 4 at VLEN 256).
+    if (lineStrips)
+      lanes = std::clamp<int64_t>(
+          kCacheLineBytes * 8 / analysis.narrowestAccess(), lanes, maxLanes);
     while (lanes > trips)
       lanes /= 2;
     int64_t strips = trips / lanes;

@@ -353,14 +353,15 @@ class CPUBackend(BaseBackend):
         streaming = targets.streaming_store_bytes(self.cpu_target, options.streaming_store_bytes)
         bf16_dot = int(bits > 0 and targets.has_bf16_dot_product(self.cpu_target))
         scalef = int(targets.has_avx512_scalef(self.cpu_target))
-        # x86 shuffles what RVV has instructions for (strided loads, vfredmax), and its vmaxps is
-        # a compare and select where RVV's vfmax is IEEE maxNum.
-        shuffle = int(self.cpu_target.machine == "x86_64")
+        # x86 shuffles what RVV has instructions for (strided loads, vfredmax), its vmaxps is a
+        # compare and select where RVV's vfmax is IEEE maxNum, and its element loops take strips
+        # of a cache line (measured there; RVV keeps one register group).
+        x86 = int(self.cpu_target.machine == "x86_64")
         pipeline = (
             "builtin.module(spine-triton-pipeline{"
             f"vector-bits={bits} vector-registers={registers} streaming-store-bytes={streaming} "
-            f"bf16-dot-product={bf16_dot} shuffle-transposes={shuffle} shuffle-reductions={shuffle} "
-            f"select-min-max={shuffle} avx512-scalef={scalef}"
+            f"bf16-dot-product={bf16_dot} shuffle-transposes={x86} shuffle-reductions={x86} "
+            f"select-min-max={x86} line-strips={x86} avx512-scalef={scalef}"
             "})"
         )
         return _run(metadata["name"], "llmlir", _C.run_pipeline, src, pipeline)

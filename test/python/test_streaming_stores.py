@@ -148,3 +148,15 @@ def test_default_threshold_by_target():
     x60 = targets.resolve("spacemit-x60")
     assert targets.streaming_store_bytes(x60, 123) == 0
     assert targets.streaming_store_bytes(x60) == 0
+
+
+def test_each_strip_streams_a_whole_cache_line():
+    """A strip spans a 64-byte line (16 floats: two registers on AVX2, one on AVX-512), so its
+    streaming stores fill whole lines and once-per-line prefetches need no test of the strip's
+    place in its line."""
+    x = torch.randn(4096)
+    out = torch.empty(4096)
+    compiled = add_kernel[(4,)](x, x, out, 4096, BLOCK=1024, streaming_store_bytes=1)
+    torch.testing.assert_close(out, 2 * x, rtol=0, atol=0)
+    streaming = [line for line in compiled.asm["llir"].splitlines() if NONTEMPORAL in line]
+    assert streaming and all("store <16 x float>" in line for line in streaming), streaming

@@ -1,4 +1,4 @@
-// RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-element-loops{vector-bits=256 streaming-store-bytes=33554432}))' %s | FileCheck %s
+// RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-element-loops{vector-bits=256 streaming-store-bytes=33554432 line-strips=1}))' %s | FileCheck %s
 // RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-element-loops{vector-bits=256}))' %s | FileCheck %s --check-prefix=OFF
 
 // OFF-NOT: nontemporal

@@ -15,25 +15,25 @@
 // CHECK: %[[SPAN:.*]] = arith.subi %[[LAST]], %[[FIRST]] : i64
 // CHECK: %[[NOWRAP:.*]] = arith.cmpi eq, %[[SPAN]], %c124_i64 : i64
 // CHECK: scf.if %[[NOWRAP]] {
-// CHECK: scf.for %[[J:.*]] = %c0 to %c32{{.*}} step %c16
-// CHECK: %[[MASK:.*]] = arith.cmpi slt, {{.*}} : vector<16xi32>
+// CHECK: scf.for %[[J:.*]] = %c0 to %c32{{.*}} step %c8
+// CHECK: %[[MASK:.*]] = arith.cmpi slt, {{.*}} : vector<8xi32>
 // CHECK: %[[PTR:.*]] = llvm.getelementptr
 // CHECK: %[[ALLON:.*]] = vector.reduction <and>, %[[MASK]]
-// CHECK: scf.if %[[ALLON]] -> (vector<16xf32>)
-// CHECK: llvm.load %[[PTR]] {{.*}} -> vector<16xf32>
+// CHECK: scf.if %[[ALLON]] -> (vector<8xf32>)
+// CHECK: llvm.load %[[PTR]] {{.*}} -> vector<8xf32>
 // CHECK: } else {
 // CHECK: llvm.intr.masked.load %[[PTR]], %[[MASK]]
-// CHECK: arith.select {{.*}} : vector<16xi1>, vector<16xf32>
-// CHECK: vector.store {{.*}}[%{{.*}}, %[[J]]] : memref<128x32xf32>, vector<16xf32>
+// CHECK: arith.select {{.*}} : vector<8xi1>, vector<8xf32>
+// CHECK: vector.store {{.*}}[%{{.*}}, %[[J]]] : memref<128x32xf32>, vector<8xf32>
 // CHECK: } else {
-// CHECK: scf.for %[[J2:.*]] = %c0 to %c32{{.*}} step %c16
-// CHECK: %[[SAME:.*]] = arith.cmpi eq, {{.*}} : vector<16xi64>
+// CHECK: scf.for %[[J2:.*]] = %c0 to %c32{{.*}} step %c8
+// CHECK: %[[SAME:.*]] = arith.cmpi eq, {{.*}} : vector<8xi64>
 // CHECK: %[[CONSECUTIVE:.*]] = vector.reduction <and>, %[[SAME]]
-// CHECK: scf.if %[[CONSECUTIVE]] -> (vector<16xf32>)
+// CHECK: scf.if %[[CONSECUTIVE]] -> (vector<8xf32>)
 // CHECK: llvm.intr.masked.load
 // CHECK: } else {
-// CHECK: llvm.intr.masked.gather {{.*}} -> vector<16xf32>
-// CHECK: vector.store {{.*}}[%{{.*}}, %[[J2]]] : memref<128x32xf32>, vector<16xf32>
+// CHECK: llvm.intr.masked.gather {{.*}} -> vector<8xf32>
+// CHECK: vector.store {{.*}}[%{{.*}}, %[[J2]]] : memref<128x32xf32>, vector<8xf32>
 // CHECK-NOT: scf.for
 func.func @masked_tile_load(%base: i64, %rows: i32, %k_left: i32, %stride: i32, %off: i64, %buf: memref<128x32xf32>) {
   %c0 = arith.constant 0 : index
@@ -72,11 +72,11 @@ func.func @masked_tile_load(%base: i64, %rows: i32, %k_left: i32, %stride: i32, 
 // every lane is on, else a masked one. 20 iterations are two strips of 8 and
 // one of 4 lanes from 16 (leftovers get narrower strips, down to 4 lanes).
 // CHECK-LABEL: func.func @masked_store_with_tail
-// CHECK: scf.for %[[J:.*]] = %c0 to %c16{{.*}} step %c16{{.*}}
-// CHECK: vector.load %{{.*}}[%[[J]]] : memref<20xf32>, vector<16xf32>
+// CHECK: scf.for %[[J:.*]] = %c0 to %c16{{.*}} step %c8
+// CHECK: vector.load %{{.*}}[%[[J]]] : memref<20xf32>, vector<8xf32>
 // CHECK-NOT: masked.scatter
 // CHECK: scf.if
-// CHECK: llvm.store {{.*}} : vector<16xf32>, !llvm.ptr
+// CHECK: llvm.store {{.*}} : vector<8xf32>, !llvm.ptr
 // CHECK: } else {
 // CHECK: llvm.intr.masked.store
 // CHECK: scf.for %{{.*}} = %c16{{.*}} to %c20{{.*}} step %c4
@@ -114,9 +114,9 @@ func.func @masked_store_with_tail(%base: i64, %n: i32, %buf: memref<20xf32>) {
 // CHECK: memref.load %{{.*}}[%[[I]]] : memref<16xi32>
 // CHECK: %[[NOWRAP:.*]] = arith.cmpi eq, %{{.*}}, %c124_i64 : i64
 // CHECK: scf.if %[[NOWRAP]] {
-// CHECK: scf.for {{.*}} step %c16
-// CHECK-NOT: arith.cmpi eq, {{.*}} : vector<16xi64>
-// CHECK: llvm.load {{.*}} -> vector<16xf32>
+// CHECK: scf.for {{.*}} step %c8
+// CHECK-NOT: arith.cmpi eq, {{.*}} : vector<8xi64>
+// CHECK: llvm.load {{.*}} -> vector<8xf32>
 // CHECK: } else {
 func.func @tile_rows_from_offset_buffer(%base: i64, %rows: memref<16xi32>, %stride: i32, %buf: memref<16x32xf32>) {
   %c0 = arith.constant 0 : index
@@ -144,11 +144,11 @@ func.func @tile_rows_from_offset_buffer(%base: i64, %rows: memref<16xi32>, %stri
 // An index gather (`x[idx[j]]`): nothing is known about the addresses, so
 // each strip checks whether its lanes' addresses happen to be consecutive.
 // CHECK-LABEL: func.func @index_gather
-// CHECK: scf.for {{.*}} step %c16
-// CHECK: %[[SAME:.*]] = arith.cmpi eq, {{.*}} : vector<16xi64>
+// CHECK: scf.for {{.*}} step %c8
+// CHECK: %[[SAME:.*]] = arith.cmpi eq, {{.*}} : vector<8xi64>
 // CHECK: %[[CONTIG:.*]] = vector.reduction <and>, %[[SAME]]
-// CHECK: scf.if %[[CONTIG]] -> (vector<16xf32>)
-// CHECK: llvm.load {{.*}} -> vector<16xf32>
+// CHECK: scf.if %[[CONTIG]] -> (vector<8xf32>)
+// CHECK: llvm.load {{.*}} -> vector<8xf32>
 // CHECK: } else {
 // CHECK: llvm.intr.masked.gather
 func.func @index_gather(%base: i64, %idx: memref<64xi32>, %out: memref<64xf32>) {
@@ -171,10 +171,10 @@ func.func @index_gather(%base: i64, %idx: memref<64xi32>, %out: memref<64xf32>) 
 // Elementwise work between buffers (what linalg-to-loops makes of a
 // linalg.generic): plain vector loads and stores, the math widened.
 // CHECK-LABEL: func.func @elementwise
-// CHECK: scf.for {{.*}} step %c16
-// CHECK: vector.load {{.*}} : memref<4x64xf32>, vector<16xf32>
-// CHECK: math.exp {{.*}} : vector<16xf32>
-// CHECK: vector.store {{.*}} : memref<4x64xf32>, vector<16xf32>
+// CHECK: scf.for {{.*}} step %c8
+// CHECK: vector.load {{.*}} : memref<4x64xf32>, vector<8xf32>
+// CHECK: math.exp {{.*}} : vector<8xf32>
+// CHECK: vector.store {{.*}} : memref<4x64xf32>, vector<8xf32>
 func.func @elementwise(%in: memref<4x64xf32>, %out: memref<4x64xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -275,24 +275,26 @@ func.func @ordered_sum(%in: memref<64xf32>, %acc: memref<f32>) {
 
 // A tile copy inside a loop over tiles (run-time trip count): each strip
 // also prefetches what it reads in the loop's next iteration, the address
-// computed from the offset the loop yields, once per 64-byte line (a strip
-// of 16 floats spans one, two 256-bit registers); the prefetch is marked for
+// computed from the offset the loop yields, once per 64-byte line (every
+// other strip of 8 floats); the prefetch is marked for
 // spine-schedule-tile-prefetches. (The tile's 8 KiB are what the prefetches
 // look ahead: one iteration.) Only an iteration the loop makes is prefetched:
 // the last prefetches nothing.
 // CHECK-LABEL: func.func @tile_copy_prefetches_next_tile
 // CHECK: scf.for %[[T:.*]] = %c0 to %arg1 step %c1 iter_args(%[[OFF:.*]] = %c0_i64) -> (i64) {
-// CHECK: scf.for %{{.*}} = %c0 to %c2048{{.*}} step %c16
+// CHECK: scf.for %{{.*}} = %c0 to %c2048{{.*}} step %c8
 // CHECK: %[[NEXT:.*]] = arith.addi %[[OFF]], %c4096_i64 : i64
 // CHECK: %[[NEXT_T:.*]] = arith.addi %[[T]], %c1 : index
 // CHECK-NOT: %c4096_i64
 // CHECK: %[[EXISTS:.*]] = arith.cmpi slt, %[[NEXT_T]], %arg1 : index
 // CHECK: arith.addi %{{.*}}, %[[NEXT]] : i64
 // CHECK: %[[AHEAD:.*]] = llvm.getelementptr
-// CHECK-NOT: arith.remui
-// CHECK: scf.if %[[EXISTS]] {
-// CHECK-NEXT: "llvm.intr.prefetch"(%[[AHEAD]]) <{cache = 1 : i32, hint = 3 : i32, rw = 0 : i32}> {spine.next_iteration_prefetch}
-// CHECK: llvm.load %{{.*}} -> vector<16xf32>
+// CHECK: %[[PHASE:.*]] = arith.remui %{{.*}}, %c16 : index
+// CHECK: %[[LINE_START:.*]] = arith.cmpi eq, %[[PHASE]], %c0{{.*}} : index
+// CHECK: %[[WHEN:.*]] = arith.andi %[[EXISTS]], %[[LINE_START]] : i1
+// CHECK: scf.if %[[WHEN]] {
+// CHECK: "llvm.intr.prefetch"(%[[AHEAD]]) <{cache = 1 : i32, hint = 3 : i32, rw = 0 : i32}> {spine.next_iteration_prefetch}
+// CHECK: llvm.load %{{.*}} -> vector<8xf32>
 func.func @tile_copy_prefetches_next_tile(%base: i64, %tiles: index, %buf: memref<2048xf32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -503,8 +505,8 @@ func.func @wide_strips_prefetch_every_line(%base: i64, %rows: index, %acc: memre
 // CHECK-LABEL: func.func @tile_copy_before_micro_kernel
 // CHECK: %[[NOWRAP:.*]] = arith.cmpi eq, %{{.*}}, %c124_i64 : i64
 // CHECK-NOT: scf.if %[[NOWRAP]] {
-// CHECK: scf.for {{.*}} step %c16
-// CHECK: scf.if %[[NOWRAP]] -> (vector<16xf32>)
+// CHECK: scf.for {{.*}} step %c8
+// CHECK: scf.if %[[NOWRAP]] -> (vector<8xf32>)
 // CHECK: spine.micro_kernel_rows
 func.func @tile_copy_before_micro_kernel(%base: i64, %stride: i32, %buf: memref<16x32xf32>) {
   %c0 = arith.constant 0 : index
