@@ -14,6 +14,7 @@ APT_PACKAGES=(
   ccache ninja-build                                                     # fast rebuilds
   gcc-riscv64-linux-gnu g++-riscv64-linux-gnu qemu-user                  # emulated RISC-V runs
   gdb                                                                    # debug builds' line info
+  clang-format-22                                                        # test_style.py
 )
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do
@@ -29,7 +30,7 @@ PY=${PYTHON:-python3}
 # torch is pinned to the CPU build the machines carry; triton to the version
 # whose TTIR and .td files the passes are written against.
 $PY -m pip install -q torch==2.13.0 triton==3.9.0 numpy nanobind scikit-build-core \
-  pytest pytest-xdist lit filecheck \
+  pytest pytest-xdist lit filecheck ruff \
   matplotlib pandas # triton.testing.perf_report (examples/gemm_autotune.py)
 
 # ccache makes a rebuild from a fresh clone cheap; the base dir makes its
