@@ -177,6 +177,7 @@ void buildSpineTritonPipeline(OpPassManager &pm,
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
+  pm.addPass(createHalfFloatsAsBits());
   pm.addPass(createAssertEarlyReturn());
   pm.addPass(createCanonicalizerPass());
 }

@@ -111,6 +111,44 @@ def test_bf16_dot_uses_the_hosts_bf16_pair_instruction():
 
 
 @triton.jit
+def dot_rounded_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK: tl.constexpr, BLOCK_K: tl.constexpr):
+    """fp32 accumulation, the result rounded to C's dtype as the tutorial matmul stores it."""
+    rm = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    rn = tl.program_id(1) * BLOCK + tl.arange(0, BLOCK)
+    rk = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.float32)
+    for k in range(tl.cdiv(K, BLOCK_K)):
+        kk = k * BLOCK_K + rk
+        a = tl.load(a_ptr + rm[:, None] * K + kk[None, :], mask=kk[None, :] < K, other=0.0)
+        b = tl.load(b_ptr + kk[:, None] * N + rn[None, :], mask=kk[:, None] < K, other=0.0)
+        acc = tl.dot(a, b, acc)
+    c = acc.to(c_ptr.dtype.element_ty)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], c, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=["fp16", "bf16"])
+def test_half_tiles_round_trip_without_library_calls(dtype):
+    """16-bit float tiles move as i16 (spine-half-floats-as-bits): the masked K block's loads and
+    the fp32 -> bf16 rounding of the output are vector code. Before, x86 without AVX512-BF16 made
+    one __truncsfbf2 call per lane of every bf16 masked load, select and masked store. K = 200 is
+    not a multiple of BLOCK_K, so the last block is masked; a NaN in A makes its row NaN."""
+    torch.manual_seed(2)
+    M, N, K = 96, 128, 200
+    a, b = torch.randn(M, K).to(dtype), torch.randn(K, N).to(dtype)
+    a[5, 7] = float("nan")
+    c = torch.empty(M, N, dtype=dtype)
+    compiled = dot_rounded_kernel[(2, 2)](a, b, c, M, N, K, BLOCK=64, BLOCK_K=64)
+    expected = (a.double() @ b.double()).float()
+    assert c[5].isnan().all()
+    finite = torch.ones(M, dtype=torch.bool)
+    finite[5] = False
+    # fp32 accumulation, then one rounding to 8 (bf16) or 11 (fp16) significant bits.
+    rtol = 2**-7 if dtype == torch.bfloat16 else 2**-10
+    torch.testing.assert_close(c[finite].float(), expected[finite], rtol=rtol, atol=1e-2)
+    assert not re.search(r"call\w*\s+__truncsfbf2", compiled.asm["asm"])
+
+
+@triton.jit
 def dot_scaled_kernel(a_ptr, a_scale_ptr, b_ptr, b_scale_ptr, c_ptr):
     offs = tl.arange(0, 32)
     a = tl.load(a_ptr + offs[:, None] * 32 + offs[None, :])
