@@ -99,6 +99,11 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
     return op.getIndexingMapsArray() == defaults;
   }
 
+  /// The element type of a memref.
+  static Type elementType(Value buffer) {
+    return cast<MemRefType>(buffer.getType()).getElementType();
+  }
+
   void rewrite(linalg::MatmulOp op) {
     Value A = op.getDpsInputs()[0], B = op.getDpsInputs()[1],
           C = op.getDpsInits()[0];
@@ -122,8 +127,22 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
     int64_t mainRows = M - M % mr;
     OpBuilder b(op);
     Value packedB;
-    if (usesBf16Pairs(A, B, accType, K, N, lanes))
+    if (usesBf16Pairs(A, B, accType, K, N, lanes)) {
       packedB = packPairs(b, op, B, K, N, lanes);
+    } else {
+      // Narrower inputs (f16, bf16 with an f32 C) would be widened in the K
+      // loop, once per use: every A element per column block (on x86 a
+      // scalar load, shift or convert, move and broadcast for each FMA
+      // row), every B vector per row block. Widened once into f32 copies,
+      // the K loop is the f32 one, A broadcast straight from memory.
+      int64_t accBytes = accType.getIntOrFloatBitWidth() / 8;
+      if (elementType(A) != accType && N / (cols * lanes) > 1 &&
+          M * K * accBytes <= kMaxPackedBytes)
+        A = packWidened(b, op, A, accType, lanes);
+      if (elementType(B) != accType && M > mr &&
+          K * N * accBytes <= kMaxPackedBytes)
+        B = packWidened(b, op, B, accType, lanes);
+    }
     emitMicroKernel(b, op.getLoc(), A, B, C, 0, mainRows, N, K, mr, cols, lanes,
                     accType, packedB);
     if (mainRows != M) {
@@ -141,12 +160,9 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
   /// (vdpbf16ps on 256- or 512-bit vectors of f32 lanes).
   bool usesBf16Pairs(Value A, Value B, Type accType, int64_t K, int64_t N,
                      int64_t lanes) const {
-    auto elementOf = [](Value v) {
-      return cast<MemRefType>(v.getType()).getElementType();
-    };
-    return bf16DotProduct && accType.isF32() && elementOf(A).isBF16() &&
-           elementOf(B).isBF16() && (lanes == 16 || lanes == 8) && K % 2 == 0 &&
-           K * N * 2 <= kMaxPackedBytes;
+    return bf16DotProduct && accType.isF32() && elementType(A).isBF16() &&
+           elementType(B).isBF16() && (lanes == 16 || lanes == 8) &&
+           K % 2 == 0 && K * N * 2 <= kMaxPackedBytes;
   }
 
   /// B [K, N] packed for vdpbf16ps: Bp[k/2, 2n + k%2] = B[k, n], a stack
@@ -186,6 +202,55 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
       Value pair = vector::InterleaveOp::create(b, loc, first, second);
       Value at = arith::MulIOp::create(b, loc, n, index(2));
       vector::StoreOp::create(b, loc, pair, packed, ValueRange{kk, at});
+    }
+    return packed;
+  }
+
+  /// A stack buffer of the function holding `source` [R, C] widened to
+  /// `accType`, filled here: vectors of `lanes` along each row, single
+  /// elements for the last C % lanes columns.
+  Value packWidened(OpBuilder &b, linalg::MatmulOp op, Value source,
+                    Type accType, int64_t lanes) {
+    Location loc = op.getLoc();
+    auto sourceType = cast<MemRefType>(source.getType());
+    int64_t rows = sourceType.getDimSize(0), columns = sourceType.getDimSize(1);
+    auto packedType = MemRefType::get({rows, columns}, accType);
+    Value packed;
+    {
+      OpBuilder::InsertionGuard guard(b);
+      b.setInsertionPointToStart(
+          &op->getParentOfType<func::FuncOp>().getBody().front());
+      packed =
+          memref::AllocaOp::create(b, loc, packedType, b.getI64IntegerAttr(64));
+    }
+    auto index = [&](int64_t v) {
+      return arith::ConstantIndexOp::create(b, loc, v).getResult();
+    };
+    int64_t vectorColumns = columns - columns % lanes;
+    auto rowLoop = scf::ForOp::create(b, loc, index(0), index(rows), index(1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(rowLoop.getBody());
+    Value row = rowLoop.getInductionVar();
+    if (vectorColumns > 0) {
+      auto loop = scf::ForOp::create(b, loc, index(0), index(vectorColumns),
+                                     index(lanes));
+      OpBuilder::InsertionGuard inner(b);
+      b.setInsertionPointToStart(loop.getBody());
+      SmallVector<Value, 2> at = {row, loop.getInductionVar()};
+      Value narrow = vector::LoadOp::create(
+          b, loc, VectorType::get({lanes}, sourceType.getElementType()), source,
+          at);
+      vector::StoreOp::create(b, loc, widen(b, loc, narrow, accType), packed,
+                              at);
+    }
+    if (vectorColumns < columns) {
+      auto loop = scf::ForOp::create(b, loc, index(vectorColumns),
+                                     index(columns), index(1));
+      b.setInsertionPointToStart(loop.getBody());
+      SmallVector<Value, 2> at = {row, loop.getInductionVar()};
+      Value narrow = memref::LoadOp::create(b, loc, source, at);
+      memref::StoreOp::create(b, loc, widen(b, loc, narrow, accType), packed,
+                              at);
     }
     return packed;
   }

@@ -52,14 +52,42 @@ func.func @two_leftover_rows(%a: memref<8x32xf32>, %b: memref<32x64xf32>, %c: me
   return
 }
 
-// fp16 inputs are widened to f32 in registers.
+// fp16 inputs that the K loops would widen more than once are widened once
+// into f32 stack copies: A (read by both column blocks of 16) and B (read by
+// all three row blocks of 6). The K loop is then the f32 one: A's element
+// broadcast from memory, no conversion per FMA row.
 // CHECK-LABEL: func.func @f16
-// CHECK: vector.load %arg1{{.*}} : memref<16x32xf16>, vector<8xf16>
+// CHECK-DAG: %[[B32:.*]] = memref.alloca() {alignment = 64 : i64} : memref<16x32xf32>
+// CHECK-DAG: %[[A32:.*]] = memref.alloca() {alignment = 64 : i64} : memref<16x16xf32>
+// CHECK: %[[AH:.*]] = vector.load %arg0[{{.*}}] : memref<16x16xf16>, vector<8xf16>
+// CHECK: %[[AW:.*]] = arith.extf %[[AH]] : vector<8xf16> to vector<8xf32>
+// CHECK: vector.store %[[AW]], %[[A32]]
+// CHECK: %[[BH:.*]] = vector.load %arg1[{{.*}}] : memref<16x32xf16>, vector<8xf16>
+// CHECK: %[[BW:.*]] = arith.extf %[[BH]] : vector<8xf16> to vector<8xf32>
+// CHECK: vector.store %[[BW]], %[[B32]]
+// CHECK: scf.for {{.*}} iter_args
+// CHECK-NOT: arith.extf
+// CHECK: vector.load %[[B32]]
+// CHECK: memref.load %[[A32]]
+// CHECK: vector.fma
+// CHECK-NOT: arith.extf
+// CHECK: return
+func.func @f16(%a: memref<16x16xf16>, %b: memref<16x32xf16>, %c: memref<16x32xf32>) {
+  linalg.matmul ins(%a, %b : memref<16x16xf16>, memref<16x32xf16>) outs(%c : memref<16x32xf32>)
+  return
+}
+
+// One block of 4 rows x 16 columns reads each input element once: nothing
+// is copied, the K loop widens B's vectors and A's elements itself.
+// CHECK-LABEL: func.func @f16_one_block
+// CHECK-NOT: memref.alloca
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: vector.load %arg1{{.*}} : memref<16x16xf16>, vector<8xf16>
 // CHECK: arith.extf {{.*}} : vector<8xf16> to vector<8xf32>
 // CHECK: arith.extf {{.*}} : f16 to f32
 // CHECK: vector.fma
-func.func @f16(%a: memref<16x16xf16>, %b: memref<16x32xf16>, %c: memref<16x32xf32>) {
-  linalg.matmul ins(%a, %b : memref<16x16xf16>, memref<16x32xf16>) outs(%c : memref<16x32xf32>)
+func.func @f16_one_block(%a: memref<4x16xf16>, %b: memref<16x16xf16>, %c: memref<4x16xf32>) {
+  linalg.matmul ins(%a, %b : memref<4x16xf16>, memref<16x16xf16>) outs(%c : memref<4x16xf32>)
   return
 }
 
@@ -82,8 +110,8 @@ func.func @odd(%a: memref<4x4xf32>, %b: memref<4x6xf32>, %c: memref<4x6xf32>) {
   return
 }
 
-// bf16 x bf16 -> f32. Without bf16-dot-product, both are widened and
-// multiplied one K step at a time. With it (x86 AVX512-BF16), B's tile is
+// bf16 x bf16 -> f32. Without bf16-dot-product, both are widened (into
+// f32 copies, as f16 above) and multiplied one K step at a time. With it (x86 AVX512-BF16), B's tile is
 // packed once, the two rows of each pair of K steps interleaved into a
 // stack buffer, and the K loop runs over the 16 pairs: each loads a packed
 // vector of 32 bf16 per column block, broadcasts A's pair of the row as one
