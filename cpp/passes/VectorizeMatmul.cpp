@@ -165,6 +165,17 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
            K % 2 == 0 && K * N * 2 <= kMaxPackedBytes;
   }
 
+  /// A 64-byte aligned stack buffer of `type` at the top of `op`'s function:
+  /// made once per call, refilled by each run of the dot.
+  static Value createPackedBuffer(OpBuilder &b, linalg::MatmulOp op,
+                                  MemRefType type) {
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(
+        &op->getParentOfType<func::FuncOp>().getBody().front());
+    return memref::AllocaOp::create(b, op.getLoc(), type,
+                                    b.getI64IntegerAttr(64));
+  }
+
   /// B [K, N] packed for vdpbf16ps: Bp[k/2, 2n + k%2] = B[k, n], a stack
   /// buffer of the function, filled here by interleaving row pairs.
   Value packPairs(OpBuilder &b, linalg::MatmulOp op, Value B, int64_t K,
@@ -172,14 +183,7 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
     Location loc = op.getLoc();
     Type bf16 = b.getBF16Type();
     auto packedType = MemRefType::get({K / 2, 2 * N}, bf16);
-    Value packed;
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(
-          &op->getParentOfType<func::FuncOp>().getBody().front());
-      packed =
-          memref::AllocaOp::create(b, loc, packedType, b.getI64IntegerAttr(64));
-    }
+    Value packed = createPackedBuffer(b, op, packedType);
     auto index = [&](int64_t v) {
       return arith::ConstantIndexOp::create(b, loc, v).getResult();
     };
@@ -215,14 +219,7 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
     auto sourceType = cast<MemRefType>(source.getType());
     int64_t rows = sourceType.getDimSize(0), columns = sourceType.getDimSize(1);
     auto packedType = MemRefType::get({rows, columns}, accType);
-    Value packed;
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(
-          &op->getParentOfType<func::FuncOp>().getBody().front());
-      packed =
-          memref::AllocaOp::create(b, loc, packedType, b.getI64IntegerAttr(64));
-    }
+    Value packed = createPackedBuffer(b, op, packedType);
     auto index = [&](int64_t v) {
       return arith::ConstantIndexOp::create(b, loc, v).getResult();
     };
