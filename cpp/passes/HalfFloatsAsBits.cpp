@@ -1,14 +1,17 @@
 //===- HalfFloatsAsBits.cpp - 16-bit floats move as i16 -------------------===//
 //
-// Loads, stores, masked loads and stores, gathers, scatters and selects of
-// f16 and bf16 values only move bits, so they are rewritten to i16, with
-// bitcasts where the values meet arithmetic. x86's backend has no 16-bit
-// float vector type without AVX512-FP16/BF16: it promotes such an op to f32,
-// widening each lane and rounding it back, for bf16 through a __truncsfbf2
-// call per lane. A masked load of a bf16 tile row (the tutorial matmul's
-// masked K block) made 32 calls, and so did the NaN select of upstream's
-// f32 -> bf16 rounding for every 32 outputs: a fifth of a bf16 matmul's time.
-// As i16, the same ops are plain vector moves, blends and masked moves.
+// Loads, stores, masked loads and stores, gathers, scatters, selects and
+// shuffles of f16 and bf16 values only move bits, so they are rewritten to
+// i16, with bitcasts where the values meet arithmetic. x86's backend has no
+// 16-bit float vector type without AVX512-FP16/BF16: it promotes such an op
+// to f32, widening each lane and rounding it back, for bf16 through a
+// __truncsfbf2 call per lane, or splits it into one scalar move per lane. A
+// masked load of a bf16 tile row (the tutorial matmul's masked K block) made
+// 32 calls, and so did the NaN select of upstream's f32 -> bf16 rounding for
+// every 32 outputs: a fifth of a bf16 matmul's time. The shuffles of bf16
+// attention's transposed K tiles (spine-vectorize-transposes) were 4000
+// scalar moves. As i16, the same ops are vector moves, blends, shuffles and
+// masked moves.
 //
 //===----------------------------------------------------------------------===//
 
@@ -39,7 +42,7 @@ struct HalfFloatsAsBitsPass : impl::HalfFloatsAsBitsBase<HalfFloatsAsBitsPass> {
     getOperation().walk([](Operation *op) {
       if (!isa<LLVM::LoadOp, LLVM::StoreOp, LLVM::MaskedLoadOp,
                LLVM::MaskedStoreOp, LLVM::masked_gather, LLVM::masked_scatter,
-               LLVM::SelectOp>(op))
+               LLVM::SelectOp, LLVM::ShuffleVectorOp>(op))
         return;
       Location loc = op->getLoc();
       OpBuilder b(op);

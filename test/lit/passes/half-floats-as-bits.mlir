@@ -1,6 +1,6 @@
 // RUN: spine-triton-opt --spine-half-floats-as-bits %s | FileCheck %s
 
-// Loads, stores, selects and the masked memory intrinsics of bf16 and f16
+// Loads, stores, selects, shuffles and the masked memory intrinsics of bf16 and f16
 // values move i16; bitcasts connect them to the float values around them.
 // x86 without AVX512-BF16 would lower each bf16 op through f32 and one
 // __truncsfbf2 call per lane.
@@ -44,5 +44,19 @@ llvm.func @widen(%p: !llvm.ptr, %q: !llvm.ptr, %s: f16) {
 llvm.func @gather_scatter(%ptrs: vector<8x!llvm.ptr>, %mask: vector<8xi1>, %pass: vector<8xbf16>) {
   %v = llvm.intr.masked.gather %ptrs, %mask, %pass {alignment = 2 : i32} : (vector<8x!llvm.ptr>, vector<8xi1>, vector<8xbf16>) -> vector<8xbf16>
   llvm.intr.masked.scatter %v, %ptrs, %mask {alignment = 2 : i32} : vector<8xbf16>, vector<8xi1> into vector<8x!llvm.ptr>
+  llvm.return
+}
+
+// Shuffles (the blocks of a transposed tile) too.
+// CHECK-LABEL: llvm.func @transpose_step
+// CHECK: %[[A:.*]] = llvm.load %{{.*}} : !llvm.ptr -> vector<16xi16>
+// CHECK: %[[B:.*]] = llvm.load %{{.*}} : !llvm.ptr -> vector<16xi16>
+// CHECK: %[[S:.*]] = llvm.shufflevector %[[A]], %[[B]] [0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30] : vector<16xi16>
+// CHECK: llvm.store %[[S]], %{{.*}} : vector<16xi16>, !llvm.ptr
+llvm.func @transpose_step(%p: !llvm.ptr, %q: !llvm.ptr) {
+  %a = llvm.load %p : !llvm.ptr -> vector<16xbf16>
+  %b = llvm.load %q : !llvm.ptr -> vector<16xbf16>
+  %s = llvm.shufflevector %a, %b [0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30] : vector<16xbf16>
+  llvm.store %s, %p : vector<16xbf16>, !llvm.ptr
   llvm.return
 }
