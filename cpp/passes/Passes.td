@@ -388,10 +388,10 @@ def HalfFloatsAsBits : Pass<"spine-half-floats-as-bits", "ModuleOp"> {
     On the LLVM dialect: the operands and results of f16 or bf16 type (or
     vectors of them) of llvm.load, llvm.store, llvm.select,
     llvm.shufflevector and the masked load, store, gather and scatter
-    intrinsics become i16, with bitcasts to
-    and from the float type around them. Targets without 16-bit float
-    vectors (x86 before AVX512-FP16/BF16) would otherwise widen every lane
-    to f32 and round it back, for bf16 through a library call per lane.
+    intrinsics become i16, with bitcasts to and from the float type around
+    them. Targets without 16-bit float vectors (x86 before AVX512-FP16/BF16)
+    would otherwise widen every lane to f32 and round it back, for bf16
+    through a library call per lane, or move a shuffle's lanes one by one.
   }];
   let dependentDialects = ["LLVM::LLVMDialect"];
 }

@@ -53,6 +53,11 @@ bool hasContiguousRows(Value value) {
   return strides[1] == 1;
 }
 
+/// An index constant at `b`'s insertion point.
+Value constantIndex(OpBuilder &b, Location loc, int64_t value) {
+  return arith::ConstantIndexOp::create(b, loc, value).getResult();
+}
+
 /// Widens `v` (scalar or vector) from an input element type to the
 /// accumulator's element type `acc`.
 Value widen(OpBuilder &b, Location loc, Value v, Type acc) {
@@ -130,11 +135,12 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
     if (usesBf16Pairs(A, B, accType, K, N, lanes)) {
       packedB = packPairs(b, op, B, K, N, lanes);
     } else {
-      // Narrower inputs (f16, bf16 with an f32 C) would be widened in the K
-      // loop, once per use: every A element per column block (on x86 a
-      // scalar load, shift or convert, move and broadcast for each FMA
-      // row), every B vector per row block. Widened once into f32 copies,
-      // the K loop is the f32 one, A broadcast straight from memory.
+      // Narrower inputs (f16 or bf16 with an f32 C, i8 with i32) would be
+      // widened in the K loop, once per use: every A element per column block
+      // (on x86 a scalar load, shift or convert, move and broadcast for each
+      // FMA row), every B vector per row block. Widened once into copies of
+      // the accumulator type, the K loop is that type's (fp32 for f16/bf16),
+      // A broadcast straight from memory.
       int64_t accBytes = accType.getIntOrFloatBitWidth() / 8;
       if (elementType(A) != accType && N / (cols * lanes) > 1 &&
           M * K * accBytes <= kMaxPackedBytes)
@@ -184,19 +190,19 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
     Type bf16 = b.getBF16Type();
     auto packedType = MemRefType::get({K / 2, 2 * N}, bf16);
     Value packed = createPackedBuffer(b, op, packedType);
-    auto index = [&](int64_t v) {
-      return arith::ConstantIndexOp::create(b, loc, v).getResult();
-    };
     auto half = VectorType::get({lanes}, bf16);
-    auto pairs = scf::ForOp::create(b, loc, index(0), index(K / 2), index(1));
+    auto pairs = scf::ForOp::create(b, loc, constantIndex(b, loc, 0),
+                                    constantIndex(b, loc, K / 2),
+                                    constantIndex(b, loc, 1));
     {
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPointToStart(pairs.getBody());
       Value kk = pairs.getInductionVar();
-      Value even = arith::MulIOp::create(b, loc, kk, index(2));
-      Value odd = arith::AddIOp::create(b, loc, even, index(1));
-      auto columns =
-          scf::ForOp::create(b, loc, index(0), index(N), index(lanes));
+      Value even = arith::MulIOp::create(b, loc, kk, constantIndex(b, loc, 2));
+      Value odd = arith::AddIOp::create(b, loc, even, constantIndex(b, loc, 1));
+      auto columns = scf::ForOp::create(b, loc, constantIndex(b, loc, 0),
+                                        constantIndex(b, loc, N),
+                                        constantIndex(b, loc, lanes));
       b.setInsertionPointToStart(columns.getBody());
       Value n = columns.getInductionVar();
       Value first =
@@ -204,7 +210,7 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
       Value second =
           vector::LoadOp::create(b, loc, half, B, ValueRange{odd, n});
       Value pair = vector::InterleaveOp::create(b, loc, first, second);
-      Value at = arith::MulIOp::create(b, loc, n, index(2));
+      Value at = arith::MulIOp::create(b, loc, n, constantIndex(b, loc, 2));
       vector::StoreOp::create(b, loc, pair, packed, ValueRange{kk, at});
     }
     return packed;
@@ -220,17 +226,17 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
     int64_t rows = sourceType.getDimSize(0), columns = sourceType.getDimSize(1);
     auto packedType = MemRefType::get({rows, columns}, accType);
     Value packed = createPackedBuffer(b, op, packedType);
-    auto index = [&](int64_t v) {
-      return arith::ConstantIndexOp::create(b, loc, v).getResult();
-    };
     int64_t vectorColumns = columns - columns % lanes;
-    auto rowLoop = scf::ForOp::create(b, loc, index(0), index(rows), index(1));
+    auto rowLoop = scf::ForOp::create(b, loc, constantIndex(b, loc, 0),
+                                      constantIndex(b, loc, rows),
+                                      constantIndex(b, loc, 1));
     OpBuilder::InsertionGuard guard(b);
     b.setInsertionPointToStart(rowLoop.getBody());
     Value row = rowLoop.getInductionVar();
     if (vectorColumns > 0) {
-      auto loop = scf::ForOp::create(b, loc, index(0), index(vectorColumns),
-                                     index(lanes));
+      auto loop = scf::ForOp::create(b, loc, constantIndex(b, loc, 0),
+                                     constantIndex(b, loc, vectorColumns),
+                                     constantIndex(b, loc, lanes));
       OpBuilder::InsertionGuard inner(b);
       b.setInsertionPointToStart(loop.getBody());
       SmallVector<Value, 2> at = {row, loop.getInductionVar()};
@@ -241,8 +247,9 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
                               at);
     }
     if (vectorColumns < columns) {
-      auto loop = scf::ForOp::create(b, loc, index(vectorColumns),
-                                     index(columns), index(1));
+      auto loop = scf::ForOp::create(
+          b, loc, constantIndex(b, loc, vectorColumns),
+          constantIndex(b, loc, columns), constantIndex(b, loc, 1));
       b.setInsertionPointToStart(loop.getBody());
       SmallVector<Value, 2> at = {row, loop.getInductionVar()};
       Value narrow = memref::LoadOp::create(b, loc, source, at);
@@ -279,33 +286,33 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
                        int64_t rowBegin, int64_t rowEnd, int64_t N, int64_t K,
                        int64_t MR, int64_t cols, int64_t lanes, Type accType,
                        Value packedB) {
-    auto index = [&](int64_t v) {
-      return arith::ConstantIndexOp::create(b, loc, v).getResult();
-    };
     Type bElt = cast<MemRefType>(B.getType()).getElementType();
     auto accVec = VectorType::get({lanes}, accType);
     auto bVec = VectorType::get({lanes}, bElt);
-    Value zero = index(0), one = index(1);
+    Value zero = constantIndex(b, loc, 0), one = constantIndex(b, loc, 1);
 
-    auto rows =
-        scf::ForOp::create(b, loc, index(rowBegin), index(rowEnd), index(MR));
+    auto rows = scf::ForOp::create(b, loc, constantIndex(b, loc, rowBegin),
+                                   constantIndex(b, loc, rowEnd),
+                                   constantIndex(b, loc, MR));
     rows->setAttr(kMicroKernelRows, b.getUnitAttr());
     b.setInsertionPointToStart(rows.getBody());
     Value i = rows.getInductionVar();
-    auto colsLoop =
-        scf::ForOp::create(b, loc, zero, index(N), index(cols * lanes));
+    auto colsLoop = scf::ForOp::create(b, loc, zero, constantIndex(b, loc, N),
+                                       constantIndex(b, loc, cols * lanes));
     b.setInsertionPointToStart(colsLoop.getBody());
     Value j = colsLoop.getInductionVar();
 
     SmallVector<Value> rowIdx, colIdx;
     for (int64_t r = 0; r < MR; ++r)
       rowIdx.push_back(
-          r == 0 ? i : arith::AddIOp::create(b, loc, i, index(r)).getResult());
+          r == 0 ? i
+                 : arith::AddIOp::create(b, loc, i, constantIndex(b, loc, r))
+                       .getResult());
     for (int64_t c = 0; c < cols; ++c)
-      colIdx.push_back(
-          c == 0
-              ? j
-              : arith::AddIOp::create(b, loc, j, index(c * lanes)).getResult());
+      colIdx.push_back(c == 0 ? j
+                              : arith::AddIOp::create(
+                                    b, loc, j, constantIndex(b, loc, c * lanes))
+                                    .getResult());
 
     SmallVector<Value> accs;
     for (int64_t r = 0; r < MR; ++r)
@@ -318,7 +325,7 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
             ? emitBf16PairSteps(b, loc, A, packedB, K, rowIdx, colIdx, lanes,
                                 accs)
             : scf::ForOp::create(
-                  b, loc, zero, index(K), one, accs,
+                  b, loc, zero, constantIndex(b, loc, K), one, accs,
                   [&](OpBuilder &b, Location loc, Value k, ValueRange carried) {
                     SmallVector<Value> bs;
                     for (int64_t c = 0; c < cols; ++c)
@@ -355,21 +362,20 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
                                       ArrayRef<Value> rowIdx,
                                       ArrayRef<Value> colIdx, int64_t lanes,
                                       ValueRange accs) {
-    auto index = [&](OpBuilder &b, int64_t v) {
-      return arith::ConstantIndexOp::create(b, loc, v).getResult();
-    };
     Type bf16 = b.getBF16Type();
     auto pairVec = VectorType::get({2 * lanes}, bf16);
     auto accVec = VectorType::get({lanes}, b.getF32Type());
     StringRef intrinsic = lanes == 16 ? "llvm.x86.avx512bf16.dpbf16ps.512"
                                       : "llvm.x86.avx512bf16.dpbf16ps.256";
     return scf::ForOp::create(
-        b, loc, index(b, 0), index(b, K / 2), index(b, 1), accs,
+        b, loc, constantIndex(b, loc, 0), constantIndex(b, loc, K / 2),
+        constantIndex(b, loc, 1), accs,
         [&](OpBuilder &b, Location loc, Value kk, ValueRange carried) {
-          Value k = arith::MulIOp::create(b, loc, kk, index(b, 2));
+          Value k = arith::MulIOp::create(b, loc, kk, constantIndex(b, loc, 2));
           SmallVector<Value> bs;
           for (Value column : colIdx) {
-            Value at = arith::MulIOp::create(b, loc, column, index(b, 2));
+            Value at =
+                arith::MulIOp::create(b, loc, column, constantIndex(b, loc, 2));
             bs.push_back(vector::LoadOp::create(b, loc, pairVec, packedB,
                                                 ValueRange{kk, at}));
           }
