@@ -75,6 +75,12 @@ struct SpineTritonPipelineOptions
       llvm::cl::desc("f32 exp and exp2 scale by 2^n with vscalefps (x86 "
                      "AVX512F and AVX512VL)"),
       llvm::cl::init(false)};
+  Option<bool> frontLoadDeferred{
+      *this, "front-load-deferred",
+      llvm::cl::desc("A computing loop that also stores a deferred row "
+                     "issues the next row's prefetches in its first half "
+                     "(x86 AVX-512: measured there)"),
+      llvm::cl::init(false)};
   Option<uint64_t> streamingStoreBytes{
       *this, "streaming-store-bytes",
       llvm::cl::desc("Loops whose accesses over a launch reach this many "

@@ -153,7 +153,9 @@ void buildSpineTritonPipeline(OpPassManager &pm,
     pm.addNestedPass<func::FuncOp>(createDeferStoreWalks());
     pm.addNestedPass<func::FuncOp>(createVersionLaneBounds());
     pm.addNestedPass<func::FuncOp>(createVectorizeElementLoops(elementLoops));
-    pm.addNestedPass<func::FuncOp>(createScheduleTilePrefetches());
+    ScheduleTilePrefetchesOptions prefetches;
+    prefetches.frontLoadDeferred = options.frontLoadDeferred;
+    pm.addNestedPass<func::FuncOp>(createScheduleTilePrefetches(prefetches));
   }
   pm.addNestedPass<func::FuncOp>(createEraseWriteOnlyBuffers());
   // Before SCF is lowered: sin and cos branch to libm for huge arguments.

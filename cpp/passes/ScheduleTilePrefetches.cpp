@@ -17,9 +17,10 @@
 //  * a strip loop that computes a math function (exp, log, ...) and writes
 //    only tile buffers (softmax's exponentials, between the row's maximum
 //    and its store, reading the row the maximum read): each strip prefetches
-//    an even share. Where such a loop also stores the previous row
-//    (spine-defer-store-walks), the strips of its first half take them all;
-//    where it has versions (an scf.if around), each version takes a copy.
+//    an even share, also where it stores the previous row
+//    (spine-defer-store-walks), unless `front-load-deferred` is set: then
+//    the strips of its first half take them all. Where it has versions (an
+//    scf.if around), each version takes a copy.
 //
 // And in a kernel whose programs each reduce a row of 8 KiB or more and
 // write it out (layer norm), the loop that writes the row, whose time goes
@@ -309,8 +310,9 @@ struct Host {
   Block *body;
   int64_t steps;
   function_ref<Value(OpBuilder &, Location)> stepNumber;
-  /// Whether the host also stores to kernel memory (placeCopy).
-  bool storing = false;
+  /// Whether the prefetches go into the first half of its steps: a host
+  /// that also stores to kernel memory, with `front-load-deferred`.
+  bool firstHalf = false;
 };
 
 /// `(iv - lb) / step` of `loop`, built at `b`.
@@ -411,8 +413,9 @@ struct ScheduleTilePrefetchesPass
         });
       SmallVector<Host> hosts;
       for (size_t i = 0; i < loops.size(); ++i)
-        hosts.push_back({loops[i].getBody(), *constantTrips(loops[i]),
-                         stepNumbers[i], !storingLoopsIn(loops[i]).empty()});
+        hosts.push_back(
+            {loops[i].getBody(), *constantTrips(loops[i]), stepNumbers[i],
+             frontLoadDeferred && !storingLoopsIn(loops[i]).empty()});
       schedule(hosts, ops);
     }
   }
@@ -554,11 +557,8 @@ struct ScheduleTilePrefetchesPass
       int64_t count = *constantTrips(loop);
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(loop);
-      // A host that also stores (a row deferred by spine-defer-store-walks)
-      // takes them in its first half: its stores share memory with the
-      // prefetches, and the walk after it reads what they fetch.
       int64_t steps =
-          host.storing ? std::max<int64_t>(1, host.steps / 2) : host.steps;
+          host.firstHalf ? std::max<int64_t>(1, host.steps / 2) : host.steps;
       auto firstOf = [&](Value i) -> Value {
         Value scaled = arith::MulIOp::create(b, loc, i, index(count));
         Value rounded = arith::AddIOp::create(b, loc, scaled, index(steps - 1));

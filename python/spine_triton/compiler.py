@@ -355,13 +355,16 @@ class CPUBackend(BaseBackend):
         scalef = int(targets.has_avx512_scalef(self.cpu_target))
         # x86 shuffles what RVV has instructions for (strided loads, vfredmax), its vmaxps is a
         # compare and select where RVV's vfmax is IEEE maxNum, and its element loops take strips
-        # of a cache line (measured there; RVV keeps one register group).
+        # of a cache line (measured there; RVV keeps one register group). A loop that stores a
+        # deferred row prefetches the next in its first half only where that measured faster
+        # (AVX-512, whose exponentials are quick; spread over all of it on AVX2).
         x86 = int(self.cpu_target.machine == "x86_64")
         pipeline = (
             "builtin.module(spine-triton-pipeline{"
             f"vector-bits={bits} vector-registers={registers} streaming-store-bytes={streaming} "
             f"bf16-dot-product={bf16_dot} shuffle-transposes={x86} shuffle-reductions={x86} "
-            f"select-min-max={x86} line-strips={x86} avx512-scalef={scalef}"
+            f"select-min-max={x86} line-strips={x86} avx512-scalef={scalef} "
+            f"front-load-deferred={scalef}"
             "})"
         )
         return _run(metadata["name"], "llmlir", _C.run_pipeline, src, pipeline)

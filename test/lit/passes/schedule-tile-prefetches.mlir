@@ -1,4 +1,5 @@
 // RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-schedule-tile-prefetches))' %s | FileCheck %s
+// RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-schedule-tile-prefetches{front-load-deferred=1}))' %s | FileCheck %s --check-prefix=FRONT
 
 // A loop over K tiles: a copy of a 16x8 tile whose strips prefetch the next
 // tile (as spine-vectorize-element-loops marks them), then a micro-kernel
@@ -241,18 +242,37 @@ func.func @row_then_exponentials(%in: i64, %out: !llvm.ptr, %first: index, %rows
 
 // The same row after spine-defer-store-walks: the exponentials have two
 // versions, one of which also stores the previous row. Each version takes a
-// copy of the prefetches; the storing one issues them in its first half
+// copy of the prefetches, spread over all four strips: the storing one too
+// (strip s takes iterations [ceil(4 s / 4), ...) of the 4, no clamp).
+// With front-load-deferred the storing one issues them in its first half
 // (strip s of 4 takes iterations [ceil(4 s / 2), ...) of the 4, none from
-// strip 2 on), the other spreads them over all four strips.
+// strip 2 on), the other still spreads them over all four strips.
+// FRONT-LABEL: func.func @deferred_row_then_exponentials
+// FRONT: scf.if %{{.*}} {
+// FRONT:   scf.for %[[S:.*]] = %c0 to %c64 step %c16 iter_args
+// FRONT:     %[[STEP:.*]] = arith.divui %{{.*}}, %c16
+// FRONT:     %[[SCALED:.*]] = arith.muli %[[STEP]], %c4
+// FRONT:     %[[ROUNDED:.*]] = arith.addi %[[SCALED]], %c1
+// FRONT:     %[[FIRST:.*]] = arith.divui %[[ROUNDED]], %c2
+// FRONT:     %[[CLAMPED:.*]] = arith.minui %[[FIRST]], %c4
+// FRONT:     arith.muli %[[CLAMPED]], %c16
+// FRONT:     "llvm.intr.prefetch"
+// FRONT:     math.exp
+// FRONT: } else {
+// FRONT:   scf.for %{{.*}} = %c0 to %c64 step %c16 iter_args
+// FRONT:     arith.divui %{{.*}}, %c4
+// FRONT-NOT: arith.minui
+// FRONT:     "llvm.intr.prefetch"
+// FRONT:     math.exp
 // CHECK-LABEL: func.func @deferred_row_then_exponentials
 // CHECK: scf.if %{{.*}} {
 // CHECK:   scf.for %[[S:.*]] = %c0 to %c64 step %c16 iter_args
 // CHECK:     %[[STEP:.*]] = arith.divui %{{.*}}, %c16
 // CHECK:     %[[SCALED:.*]] = arith.muli %[[STEP]], %c4
-// CHECK:     %[[ROUNDED:.*]] = arith.addi %[[SCALED]], %c1
-// CHECK:     %[[FIRST:.*]] = arith.divui %[[ROUNDED]], %c2
-// CHECK:     %[[CLAMPED:.*]] = arith.minui %[[FIRST]], %c4
-// CHECK:     arith.muli %[[CLAMPED]], %c16
+// CHECK:     %[[ROUNDED:.*]] = arith.addi %[[SCALED]], %c3
+// CHECK:     %[[FIRST:.*]] = arith.divui %[[ROUNDED]], %c4
+// CHECK-NOT: arith.minui
+// CHECK:     arith.muli %[[FIRST]], %c16
 // CHECK:     "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}> : (!llvm.ptr) -> ()
 // CHECK:     llvm.store
 // CHECK:     math.exp
