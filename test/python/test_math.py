@@ -225,6 +225,37 @@ def test_exp_within_one_ulp_including_subnormal_results_with_vscalefps():
         assert ((out - expected).abs() < 2**-126).all()
 
 
+@triton.jit
+def shifted_exp_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs)
+    tl.store(out_ptr + offs, tl.exp(x - tl.max(x, 0)))
+
+
+def test_softmax_exponentials_within_one_ulp():
+    # exp(x - max(x)) has arguments <= 0: spine-bound-shifted-exponents clamps them so, and exp
+    # drops its exponent cap for a shorter polynomial (spine-approximate-math). Each row starts with
+    # 0, its maximum, so x - max is x: a dense grid of [-87.33, 0] (every normal result), the
+    # floats just below 0, and tiny results, -inf and NaN.
+    block = 4096
+    tiny = torch.tensor([-87.5, -87.8, -100.0, -1e30, -float("inf"), float("nan")])
+    values = torch.cat([torch.linspace(-87.33, 0, 2_000_000), -_floats_from(0.0, 1000, first=-1000), tiny])
+    rows = -(-values.numel() // (block - 1))
+    padded = torch.cat([values, torch.full((rows * (block - 1) - values.numel(),), -1.0)])
+    x = torch.cat([torch.zeros(rows, 1), padded.reshape(rows, block - 1)], dim=1)
+    out = torch.empty_like(x)
+    compiled = shifted_exp_kernel[(rows,)](x, out, BLOCK=block)
+    assert "arith.cmpf ule" in compiled.asm["linalg"]  # the clamp to <= 0
+    out, x = out[:, 1:].reshape(-1)[: values.numel()], values
+    expected = torch.exp(x.double()).float()
+    normal = expected >= 2**-126
+    ulps = _ulps(out[normal], expected[normal])
+    assert ulps.max().item() <= 1, (x[normal][ulps.argmax()].item(), out[normal][ulps.argmax()].item())
+    small = ~normal & ~x.isnan()
+    assert ((out[small] - expected[small]).abs() < 2**-126).all() and (out[small] >= 0).all()
+    assert out[-2].item() == 0.0 and out[-1].isnan()
+
+
 def test_exp2_within_one_ulp_including_subnormal_results():
     # Every result of fp32 exp2: a dense grid over (-150, 128) (one point per ~3.5e-5, so the
     # subnormal results of [-150, -126] too), the last floats below 128, the integers (exact).

@@ -34,6 +34,60 @@ func.func @exp_f32(%x: vector<8xf32>) -> vector<8xf32> {
   return %0 : vector<8xf32>
 }
 
+// An argument already clamped to <= 0 (spine-bound-shifted-exponents puts
+// this select in front of softmax's exp(x - max(x))): x is clamped from
+// below only, n is not capped, r stays within ln2/2 and the polynomial is of
+// degree 6. The same with vscalefps: no upper clamp either.
+// CHECK-LABEL: func.func @exp_f32_at_most_zero(
+// CHECK-DAG: %[[SHIFTER:.*]] = arith.constant dense<0x4B40007F> : vector<8xf32>
+// CHECK-DAG: %[[LO:.*]] = arith.constant dense<-8.780000e+01> : vector<8xf32>
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : vector<8xf32>
+// CHECK: %[[LE0:.*]] = arith.cmpf ule, %[[X:.*]], %[[ZERO]]
+// CHECK: %[[X0:.*]] = arith.select %[[LE0]], %[[X]], %[[ZERO]]
+// CHECK: %[[GE:.*]] = arith.cmpf uge, %[[X0]], %[[LO]]
+// CHECK: %[[X1:.*]] = arith.select %[[GE]], %[[X0]], %[[LO]]
+// CHECK-NEXT: %[[T:.*]] = math.fma %[[X1]], %{{.*}}, %[[SHIFTER]]
+// CHECK-NEXT: %[[N:.*]] = arith.subf %[[T]], %[[SHIFTER]]
+// CHECK-NEXT: %[[R0:.*]] = math.fma %[[N]], %{{.*}}, %[[X1]]
+// CHECK-NEXT: %[[R:.*]] = math.fma %[[N]], %{{.*}}, %[[R0]]
+// CHECK-COUNT-5: math.fma %{{.*}}, %[[R]], %{{.*}}
+// CHECK-NEXT: %[[P:.*]] = math.fma %{{.*}}, %[[R]], %{{.*}}
+// CHECK-NEXT: %[[BITS:.*]] = arith.bitcast %[[T]] : vector<8xf32> to vector<8xi32>
+// CHECK-NEXT: %[[EXPONENT:.*]] = arith.shli %[[BITS]]
+// CHECK-NEXT: %[[SCALE:.*]] = arith.bitcast %[[EXPONENT]] : vector<8xi32> to vector<8xf32>
+// CHECK-NEXT: %[[Y:.*]] = arith.mulf %[[P]], %[[SCALE]]
+// CHECK-NEXT: return %[[Y]]
+// SCALEF-LABEL: func.func @exp_f32_at_most_zero(
+// SCALEF: arith.cmpf ule
+// SCALEF: arith.cmpf uge
+// SCALEF-NOT: arith.cmpf
+// SCALEF: llvm.call_intrinsic "llvm.x86.avx512.mask.scalef.ps.256"
+func.func @exp_f32_at_most_zero(%x: vector<8xf32>) -> vector<8xf32> {
+  %c0 = arith.constant 0.0 : f32
+  %zero = vector.broadcast %c0 : f32 to vector<8xf32>
+  %le = arith.cmpf ule, %x, %zero : vector<8xf32>
+  %x0 = arith.select %le, %x, %zero : vector<8xi1>, vector<8xf32>
+  %0 = math.exp %x0 : vector<8xf32>
+  return %0 : vector<8xf32>
+}
+
+// A bound above 88 (x * log2(e) may round to 128) keeps the cap and the
+// degree-7 polynomial; the upper clamp goes (88.8 is above the bound's 88.5).
+// CHECK-LABEL: func.func @exp_f32_at_most_88_5(
+// CHECK: arith.cmpf ule
+// CHECK: arith.cmpf uge
+// CHECK-NOT: arith.cmpf ule
+// CHECK: arith.cmpf olt
+// CHECK-COUNT-7: math.fma %{{.*}}, %{{.*}}, %{{.*}}
+// CHECK: arith.shli
+func.func @exp_f32_at_most_88_5(%x: vector<8xf32>) -> vector<8xf32> {
+  %hi = arith.constant dense<88.5> : vector<8xf32>
+  %le = arith.cmpf ule, %x, %hi : vector<8xf32>
+  %x0 = arith.select %le, %x, %hi : vector<8xi1>, vector<8xf32>
+  %0 = math.exp %x0 : vector<8xf32>
+  return %0 : vector<8xf32>
+}
+
 // f32 exp2(x): n = roundeven(x) by adding 1.5 * 2^23 (0x4B400000), f = x - n
 // exact, 2^f a degree-6 polynomial (no math.exp, no libm call), and 2^n from
 // the sum's bits in two halves (no roundeven, no fptosi). Upstream's
