@@ -225,9 +225,10 @@ struct Exp2F32 : OpRewritePattern<math::Exp2Op> {
 /// 1.44 cycles per element).
 ///
 /// Where x is already clamped to at most 88 (upperBound: softmax's x -
-/// max(x) <= 0), n stays at most 127 without the cap, r within [-ln2/2,
-/// ln2/2], and the same degree-6 polynomial serves: no upper clamp, no cap,
-/// 13 ops (10 fmas or multiplies) against 16 (11); with `scalef`, 11.
+/// max(x), spine-bound-shifted-exponents), n stays at most 127 without the cap,
+/// r within [-ln2/2, ln2/2], and the same degree-6 polynomial serves: no upper
+/// clamp, no cap, 13 ops (10 fmas or multiplies) against 16 (11); with
+/// `scalef`, 11.
 struct ExpF32 : OpRewritePattern<math::ExpOp> {
   ExpF32(MLIRContext *context, bool scalef)
       : OpRewritePattern(context), scalef(scalef) {}

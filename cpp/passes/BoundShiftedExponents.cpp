@@ -6,12 +6,14 @@
 // (spine-approximate-math) must otherwise handle arguments up to overflow:
 // it clamps them from above, caps the exponent at 127 and, as the cap leaves
 // the reduced argument up to 0.78, needs a polynomial of degree 7. Here the
-// argument is clamped to <= 0, which changes no value (NaN passes); after
+// argument is clamped to <= 1, which changes no value (NaN passes); after
 // fusion and vectorization, where the maximum is out of sight, that clamp
-// tells spine-approximate-math the bound: it takes the clamp's place, and
-// the cap and a polynomial degree go. 14 ops per element instead of 16
-// (softmax on AVX2, Zen 3, in one process with the unbounded form: 4-13%
-// faster; docs/benchmarks.md, session 22).
+// tells spine-approximate-math the bound (any bound up to 88 does): it takes
+// the place of exp's upper clamp, and the cap and a polynomial degree go.
+// 14 ops per element instead of 16 (softmax on AVX2, Zen 3, in one process
+// with the unbounded form: 4-13% faster; docs/benchmarks.md, session 22).
+// The bound is 1, not 0: x86 makes a select against zero a compare and an
+// and-mask, one op more than the vminps of a nonzero bound.
 //
 //===----------------------------------------------------------------------===//
 
@@ -77,15 +79,14 @@ struct BoundShiftedExponentsPass
         return;
       OpBuilder b(exp);
       Location loc = exp.getLoc();
-      Value zero = arith::ConstantOp::create(
-          b, loc, SplatElementsAttr::get(type, b.getF32FloatAttr(0.0)));
+      Value one = arith::ConstantOp::create(
+          b, loc, SplatElementsAttr::get(type, b.getF32FloatAttr(1.0)));
       Value argument = difference.getResult();
       // Unordered: NaN compares true and stays (the form ApproximateMath's
       // own clamps take, one vminps on x86).
-      Value atMostZero = arith::CmpFOp::create(
-          b, loc, arith::CmpFPredicate::ULE, argument, zero);
-      Value clamped =
-          arith::SelectOp::create(b, loc, atMostZero, argument, zero);
+      Value atMostOne = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ULE,
+                                              argument, one);
+      Value clamped = arith::SelectOp::create(b, loc, atMostOne, argument, one);
       exp.getOperandMutable().assign(clamped);
     });
   }

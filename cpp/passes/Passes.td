@@ -83,12 +83,12 @@ def ReciprocalDivision : Pass<"spine-reciprocal-division", "ModuleOp"> {
 
 def BoundShiftedExponents
     : Pass<"spine-bound-shifted-exponents", "ModuleOp"> {
-  let summary = "Clamp exp(x - max(x)) arguments to <= 0, for spine-approximate-math";
+  let summary = "Bound exp(x - max(x)) arguments by a clamp, for spine-approximate-math";
   let description = [{
     On TTIR. The f32 argument of math.exp that is a tensor minus the maximum
     of its elements along an axis (tt.reduce of maxnumf or maximumf, splat or
     expanded and broadcast back: softmax's `x - tl.max(x, axis)`) is at most
-    0 or NaN. It is clamped to <= 0 by a select on an unordered compare,
+    0 or NaN. It is clamped to <= 1 by a select on an unordered compare,
     which changes no value and lets spine-approximate-math leave out the
     exp's own upper clamp, its exponent cap and a polynomial degree.
   }];

@@ -233,7 +233,7 @@ def shifted_exp_kernel(x_ptr, out_ptr, BLOCK: tl.constexpr):
 
 
 def test_softmax_exponentials_within_one_ulp():
-    # exp(x - max(x)) has arguments <= 0: spine-bound-shifted-exponents clamps them so, and exp
+    # exp(x - max(x)) has arguments <= 0: spine-bound-shifted-exponents bounds them by a clamp, and exp
     # drops its exponent cap for a shorter polynomial (spine-approximate-math). Each row starts with
     # 0, its maximum, so x - max is x: a dense grid of [-87.33, 0] (every normal result), the
     # floats just below 0, and tiny results, -inf and NaN.
@@ -245,7 +245,7 @@ def test_softmax_exponentials_within_one_ulp():
     x = torch.cat([torch.zeros(rows, 1), padded.reshape(rows, block - 1)], dim=1)
     out = torch.empty_like(x)
     compiled = shifted_exp_kernel[(rows,)](x, out, BLOCK=block)
-    assert "arith.cmpf ule" in compiled.asm["linalg"]  # the clamp to <= 0
+    assert "arith.cmpf ule" in compiled.asm["linalg"]  # the clamp
     out, x = out[:, 1:].reshape(-1)[: values.numel()], values
     expected = torch.exp(x.double()).float()
     normal = expected >= 2**-126

@@ -34,10 +34,10 @@ func.func @exp_f32(%x: vector<8xf32>) -> vector<8xf32> {
   return %0 : vector<8xf32>
 }
 
-// An argument already clamped to <= 0 (spine-bound-shifted-exponents puts
-// this select in front of softmax's exp(x - max(x))): x is clamped from
-// below only, n is not capped, r stays within ln2/2 and the polynomial is of
-// degree 6. The same with vscalefps: no upper clamp either.
+// An argument already clamped from above (spine-bound-shifted-exponents puts
+// such a select, to <= 1, in front of softmax's exp(x - max(x))): x is
+// clamped from below only, n is not capped, r stays within ln2/2 and the
+// polynomial is of degree 6. The same with vscalefps: no upper clamp either.
 // CHECK-LABEL: func.func @exp_f32_at_most_zero(
 // CHECK-DAG: %[[SHIFTER:.*]] = arith.constant dense<0x4B40007F> : vector<8xf32>
 // CHECK-DAG: %[[LO:.*]] = arith.constant dense<-8.780000e+01> : vector<8xf32>

@@ -1,12 +1,12 @@
 // RUN: spine-triton-opt --spine-bound-shifted-exponents %s | FileCheck %s
 
-// Softmax's row: exp(x - splat(max(x))). The argument is clamped to <= 0 by
-// an unordered compare and a select, and exp takes the clamped value.
+// Softmax's row: exp(x - splat(max(x))). The argument (<= 0) is clamped to
+// <= 1 by an unordered compare and a select, and exp takes the clamped value.
 // CHECK-LABEL: tt.func @row
 // CHECK: %[[D:.*]] = arith.subf
-// CHECK: %[[ZERO:.*]] = arith.constant dense<0.000000e+00> : tensor<64xf32>
-// CHECK: %[[LE:.*]] = arith.cmpf ule, %[[D]], %[[ZERO]] : tensor<64xf32>
-// CHECK: %[[C:.*]] = arith.select %[[LE]], %[[D]], %[[ZERO]]
+// CHECK: %[[ONE:.*]] = arith.constant dense<1.000000e+00> : tensor<64xf32>
+// CHECK: %[[LE:.*]] = arith.cmpf ule, %[[D]], %[[ONE]] : tensor<64xf32>
+// CHECK: %[[C:.*]] = arith.select %[[LE]], %[[D]], %[[ONE]]
 // CHECK: math.exp %[[C]] : tensor<64xf32>
 tt.func @row(%x: tensor<64xf32>) -> tensor<64xf32> {
   %m = "tt.reduce"(%x) <{axis = 0 : i32}> ({
