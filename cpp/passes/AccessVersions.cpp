@@ -5,6 +5,7 @@
 #include "triton/Dialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Matchers.h"
 #include "llvm/ADT/SetVector.h"
@@ -746,7 +747,7 @@ Specializable findSpecializable(Operation *access) {
       found.remainders.push_back(def);
       continue;
     }
-    if (!isa<arith::ArithDialect>(def->getDialect()) &&
+    if (!isa<arith::ArithDialect, math::MathDialect>(def->getDialect()) &&
         !isa<triton::BroadcastOp, triton::ExpandDimsOp, triton::AddPtrOp,
              triton::IntToPtrOp, triton::PtrToIntOp, triton::BitcastOp,
              triton::LoadOp>(def))

@@ -7,6 +7,8 @@ after an earlier element's write would see the new value. Each result is compare
 computing the same thing from the old values.
 """
 
+import re
+
 import pytest
 import torch
 import triton
@@ -36,30 +38,45 @@ def test_store_shifted_over_own_load(shift, n):
 
 
 @triton.jit
-def copy_kernel(Src, Dst, n, BLOCK: tl.constexpr):
+def copy_kernel(Src, Dst, n, BLOCK: tl.constexpr, FN: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
-    tl.store(Dst + offs, tl.load(Src + offs, mask=mask) + 1.0, mask=mask)
+    x = tl.load(Src + offs, mask=mask)
+    # A math function fuses like arithmetic (its load is read in the store's loop).
+    y = tl.exp(x) if FN == "exp" else x + 1.0
+    tl.store(Dst + offs, y, mask=mask)
 
 
+@pytest.mark.parametrize("fn", ["add", "exp"])
 @pytest.mark.parametrize("delta", [1, 5, -1, -7, 0, 128, 1000])
-def test_arguments_alias_with_offset(delta):
+def test_arguments_alias_with_offset(delta, fn):
     # Src and Dst are views of one buffer `delta` elements apart.
     n, block = 100, 128
     buf = torch.randn(2 * n + 2048)
     base = buf.clone()
     src_start = 1024
     dst_start = src_start + delta
-    copy_kernel[(1,)](buf[src_start:], buf[dst_start:], n, BLOCK=block)
+    copy_kernel[(1,)](buf[src_start:], buf[dst_start:], n, BLOCK=block, FN=fn)
     expected = base.clone()
-    expected[dst_start : dst_start + n] = base[src_start : src_start + n] + 1.0
-    torch.testing.assert_close(buf, expected, rtol=0, atol=0)
+    old = base[src_start : src_start + n]
+    expected[dst_start : dst_start + n] = torch.exp(old) if fn == "exp" else old + 1.0
+    torch.testing.assert_close(buf, expected, rtol=1e-6, atol=0)
+
+
+def test_math_function_reads_its_load_in_the_store_loop():
+    # Where a run-time check finds the arguments apart (or the same), tl.exp(x) reads x in the
+    # store's loop: no copy of the block into a buffer first.
+    x = torch.randn(1000)
+    y = torch.empty_like(x)
+    compiled = copy_kernel[(8,)](x, y, 1000, BLOCK=128, FN="exp")
+    torch.testing.assert_close(y, torch.exp(x), rtol=1e-6, atol=0)
+    assert re.search(r"= llvm\.load [^\n]*\n\s*%\w+ = math\.exp ", compiled.asm["linalg"])
 
 
 def test_same_tensor_in_place():
     x = torch.randn(1000)
     expected = x + 1.0
-    copy_kernel[(triton.cdiv(1000, 256),)](x, x, 1000, BLOCK=256)
+    copy_kernel[(triton.cdiv(1000, 256),)](x, x, 1000, BLOCK=256, FN="add")
     torch.testing.assert_close(x, expected, rtol=0, atol=0)
 
 
@@ -122,5 +139,5 @@ def test_disjoint_copies_other_dtypes(dtype):
     n = 3000
     src = (torch.arange(n) % 100).to(dtype)
     dst = torch.zeros(n, dtype=dtype)
-    copy_kernel[(triton.cdiv(n, 512),)](src, dst, n, BLOCK=512)
+    copy_kernel[(triton.cdiv(n, 512),)](src, dst, n, BLOCK=512, FN="add")
     torch.testing.assert_close(dst, src + 1)
