@@ -1,6 +1,7 @@
 //===- AccessVersions.cpp - accesses specialized by run-time facts --------===//
 
 #include "passes/AccessVersions.h"
+#include "passes/ElementAt.h"
 #include "passes/TritonTypeConverter.h"
 #include "triton/Dialect.h"
 
@@ -719,7 +720,8 @@ private:
 struct Specializable {
   SmallVector<Operation *> remainders;
   SmallVector<Value> masks;
-  /// Loads with one use: the access may read them where it needs them.
+  /// Loads with one use or needed by the access alone (feedsOnly): the
+  /// access may read them where it needs them.
   SmallVector<Operation *> loads;
 };
 
@@ -752,10 +754,10 @@ Specializable findSpecializable(Operation *access) {
              triton::IntToPtrOp, triton::PtrToIntOp, triton::BitcastOp,
              triton::LoadOp>(def))
       continue;
-    // Only a load with one use is fused into the access (ElementAt::reload);
-    // the others are read from their own tensors.
+    // Only a load with one use, or needed by the access alone, is fused into
+    // it (ElementAt::reload); the others are read from their own tensors.
     if (isa<triton::LoadOp>(def)) {
-      if (!def->hasOneUse())
+      if (!def->hasOneUse() && !feedsOnly(def->getResult(0), access))
         continue;
       found.loads.push_back(def);
     }

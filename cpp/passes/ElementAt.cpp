@@ -10,7 +10,10 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/SaveAndRestore.h"
+
+#include <functional>
 
 namespace mlir::spine {
 namespace {
@@ -24,13 +27,13 @@ Type convertedElementType(Type type) {
 }
 
 /// Integer and index arithmetic is recomputed wherever it is needed; floating
-/// point work only when the tensor has a single user, so it is never done
-/// twice. Integer division is read from its materialized tensor instead: it
-/// costs tens of cycles, and offsets like `(pid * BLOCK + arange) % M` are
-/// computed once before a loop that accesses memory through them many times.
-/// (Where the remainder changes nothing, AccessVersions.h adds a version
-/// of the access without it.)
-bool worthRecomputing(Operation *op, Value result) {
+/// point work only when the tensor has a single user or is needed by
+/// `anchor` alone (feedsOnly), so it is never done twice. Integer division is
+/// read from its materialized tensor instead: it costs tens of cycles, and
+/// offsets like `(pid * BLOCK + arange) % M` are computed once before a loop
+/// that accesses memory through them many times. (Where the remainder changes
+/// nothing, AccessVersions.h adds a version of the access without it.)
+bool worthRecomputing(Operation *op, Value result, Operation *anchor) {
   if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
       !OpTrait::hasElementwiseMappableTraits(op) || op->getNumResults() != 1)
     return false;
@@ -42,10 +45,34 @@ bool worthRecomputing(Operation *op, Value result) {
                                 return isa<FloatType>(getElementTypeOrSelf(t));
                               }) ||
                  isa<FloatType>(getElementTypeOrSelf(result.getType()));
-  return !isFloat || result.hasOneUse();
+  return !isFloat || result.hasOneUse() ||
+         (anchor && feedsOnly(result, anchor));
+}
+
+/// The ops feedsOnly looks through: those ElementAt computes per element.
+bool isElementwise(Operation *op) {
+  return isa<triton::BroadcastOp, triton::ExpandDimsOp>(op) ||
+         (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
+          OpTrait::hasElementwiseMappableTraits(op) &&
+          op->getNumResults() == 1);
 }
 
 } // namespace
+
+bool feedsOnly(Value value, Operation *access) {
+  llvm::DenseMap<Value, bool> known;
+  std::function<bool(Value)> feeds = [&](Value v) {
+    auto [it, inserted] = known.try_emplace(v, false);
+    if (!inserted)
+      return it->second;
+    bool only = llvm::all_of(v.getUsers(), [&](Operation *user) {
+      return user == access ||
+             (isElementwise(user) && feeds(user->getResult(0)));
+    });
+    return known[v] = only;
+  };
+  return feeds(value);
+}
 
 bool mayWrite(Operation *op) {
   if (isMemoryEffectFree(op))
@@ -240,7 +267,7 @@ Value ElementAt::recompute(Operation *def, Value tensor, ValueRange indices) {
                ? src
                : arith::BitcastOp::create(b, loc, type, src).getResult();
   }
-  if (worthRecomputing(def, tensor)) {
+  if (worthRecomputing(def, tensor, anchor)) {
     SmallVector<Value> operands;
     for (Value operand : def->getOperands())
       operands.push_back(get(operand, indices));
@@ -256,7 +283,8 @@ Value ElementAt::recompute(Operation *def, Value tensor, ValueRange indices) {
 /// into a buffer, when no write can come between the two.
 Value ElementAt::reload(Operation *op, ValueRange indices) {
   auto load = cast<triton::LoadOp>(op);
-  if (load.getIsVolatile() || !load->hasOneUse() || !anchor ||
+  if (load.getIsVolatile() || !anchor ||
+      !(load->hasOneUse() || feedsOnly(load.getResult(), anchor)) ||
       load->getBlock() != anchor->getBlock() || !load->isBeforeInBlock(anchor))
     return {};
   // The lowering of `anchor` is being built just before it; what it has built

@@ -87,6 +87,14 @@ Value buildTensorByLoops(
 /// True if `op` (or an op it holds) may write memory.
 bool mayWrite(Operation *op);
 
+/// Whether `value` (an original tensor) is needed by `access` alone: each of
+/// its users is `access` or elementwise arithmetic, a math function, a
+/// broadcast or an expand_dims whose results are needed by `access` alone.
+/// Computed element by element in the access's loop (ElementAt builds each
+/// element once per loop body), such a value is then computed nowhere else:
+/// `x * sigmoid(1.702 * x)` reads x in the store's loop, once.
+bool feedsOnly(Value value, Operation *access);
+
 /// True if no op strictly between `from` and `to` (same block) may write
 /// memory.
 bool noWritesBetween(Operation *from, Operation *to);

@@ -42,12 +42,18 @@ def copy_kernel(Src, Dst, n, BLOCK: tl.constexpr, FN: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
     x = tl.load(Src + offs, mask=mask)
-    # A math function fuses like arithmetic (its load is read in the store's loop).
-    y = tl.exp(x) if FN == "exp" else x + 1.0
+    # A math function fuses like arithmetic (its load is read in the store's loop), also where
+    # the load has several uses, all on the way to the store (silu).
+    if FN == "exp":
+        y = tl.exp(x)
+    elif FN == "silu":
+        y = x * tl.sigmoid(x)
+    else:
+        y = x + 1.0
     tl.store(Dst + offs, y, mask=mask)
 
 
-@pytest.mark.parametrize("fn", ["add", "exp"])
+@pytest.mark.parametrize("fn", ["add", "exp", "silu"])
 @pytest.mark.parametrize("delta", [1, 5, -1, -7, 0, 128, 1000])
 def test_arguments_alias_with_offset(delta, fn):
     # Src and Dst are views of one buffer `delta` elements apart.
@@ -59,18 +65,24 @@ def test_arguments_alias_with_offset(delta, fn):
     copy_kernel[(1,)](buf[src_start:], buf[dst_start:], n, BLOCK=block, FN=fn)
     expected = base.clone()
     old = base[src_start : src_start + n]
-    expected[dst_start : dst_start + n] = torch.exp(old) if fn == "exp" else old + 1.0
+    expected[dst_start : dst_start + n] = {"exp": torch.exp, "silu": torch.nn.functional.silu}.get(
+        fn, lambda v: v + 1.0
+    )(old)
     torch.testing.assert_close(buf, expected, rtol=1e-6, atol=0)
 
 
-def test_math_function_reads_its_load_in_the_store_loop():
-    # Where a run-time check finds the arguments apart (or the same), tl.exp(x) reads x in the
-    # store's loop: no copy of the block into a buffer first.
+@pytest.mark.parametrize("fn", ["exp", "silu"])
+def test_math_function_reads_its_load_in_the_store_loop(fn):
+    # Where a run-time check finds the arguments apart (or the same), tl.exp(x) and x *
+    # sigmoid(x) read x in the store's loop: no copy of the block into a buffer first.
     x = torch.randn(1000)
     y = torch.empty_like(x)
-    compiled = copy_kernel[(8,)](x, y, 1000, BLOCK=128, FN="exp")
-    torch.testing.assert_close(y, torch.exp(x), rtol=1e-6, atol=0)
-    assert re.search(r"= llvm\.load [^\n]*\n\s*%\w+ = math\.exp ", compiled.asm["linalg"])
+    compiled = copy_kernel[(8,)](x, y, 1000, BLOCK=128, FN=fn)
+    reference = torch.exp(x) if fn == "exp" else torch.nn.functional.silu(x)
+    torch.testing.assert_close(y, reference, rtol=1e-6, atol=1e-7)
+    # A loop body that loads x and, before the body ends, stores through the other pointer.
+    fused = r"= llvm\.load [^\n]*\n(\s+%[^\n]*\n)*?\s+llvm\.store [^\n]*\n\s+\}"
+    assert re.search(fused, compiled.asm["linalg"]), fn
 
 
 def test_same_tensor_in_place():
