@@ -26,6 +26,12 @@ Type convertedElementType(Type type) {
   return element;
 }
 
+/// Arithmetic or a math function applied element by element, one result.
+bool isElementwiseArithmetic(Operation *op) {
+  return isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
+         OpTrait::hasElementwiseMappableTraits(op) && op->getNumResults() == 1;
+}
+
 /// Integer and index arithmetic is recomputed wherever it is needed; floating
 /// point work only when the tensor has a single user or is needed by
 /// `anchor` alone (feedsOnly), so it is never done twice. Integer division is
@@ -34,10 +40,8 @@ Type convertedElementType(Type type) {
 /// that accesses memory through them many times. (Where the remainder changes
 /// nothing, AccessVersions.h adds a version of the access without it.)
 bool worthRecomputing(Operation *op, Value result, Operation *anchor) {
-  if (!isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) ||
-      !OpTrait::hasElementwiseMappableTraits(op) || op->getNumResults() != 1)
-    return false;
-  if (isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
+  if (!isElementwiseArithmetic(op) ||
+      isa<arith::DivSIOp, arith::DivUIOp, arith::RemSIOp, arith::RemUIOp,
           arith::CeilDivSIOp, arith::CeilDivUIOp, arith::FloorDivSIOp>(op))
     return false;
   bool isFloat = llvm::any_of(op->getOperandTypes(),
@@ -49,14 +53,6 @@ bool worthRecomputing(Operation *op, Value result, Operation *anchor) {
          (anchor && feedsOnly(result, anchor));
 }
 
-/// The ops feedsOnly looks through: those ElementAt computes per element.
-bool isElementwise(Operation *op) {
-  return isa<triton::BroadcastOp, triton::ExpandDimsOp>(op) ||
-         (isa<arith::ArithDialect, math::MathDialect>(op->getDialect()) &&
-          OpTrait::hasElementwiseMappableTraits(op) &&
-          op->getNumResults() == 1);
-}
-
 } // namespace
 
 bool feedsOnly(Value value, Operation *access) {
@@ -66,8 +62,10 @@ bool feedsOnly(Value value, Operation *access) {
     if (!inserted)
       return it->second;
     bool only = llvm::all_of(v.getUsers(), [&](Operation *user) {
-      return user == access ||
-             (isElementwise(user) && feeds(user->getResult(0)));
+      // The ops ElementAt computes per element.
+      bool elementwise = isElementwiseArithmetic(user) ||
+                         isa<triton::BroadcastOp, triton::ExpandDimsOp>(user);
+      return user == access || (elementwise && feeds(user->getResult(0)));
     });
     return known[v] = only;
   };
