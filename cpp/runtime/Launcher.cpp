@@ -1,9 +1,20 @@
 //===- Launcher.cpp - OpenMP grid launcher for spine-triton kernels -------===//
+//
+// Each thread starts on a contiguous share of the flattened grid and runs it
+// in increasing program order (what the next-program prefetches and
+// spine-block-grid-stride-loops count on). A thread that runs out takes the
+// back half of what another thread has left, so a thread slowed by another
+// process on its core, or given the costlier programs, does not leave the
+// others idle until it finishes.
+//
+//===----------------------------------------------------------------------===//
 
 #include "runtime/Launcher.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
+#include <memory>
 #include <omp.h>
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -11,27 +22,119 @@
 
 namespace {
 
-/// Runs programs [begin, end) of the flattened grid, pid_x fastest. The
-/// program ids are stepped incrementally rather than divided out per program.
-/// Kernels may store with x86's weakly ordered streaming stores
-/// (spine-vectorize-element-loops, only in kernels without atomics): the
-/// fence at the end makes them visible before the launch returns.
-void runRange(SpineKernelEntry entry, const uint64_t *args, int64_t begin,
-              int64_t end, int64_t gx, int64_t gy, int64_t gz) {
-  int64_t x = begin % gx;
-  int64_t y = (begin / gx) % gy;
-  int64_t z = begin / (gx * gy);
-  for (int64_t i = begin; i < end; ++i) {
+/// Flattened program index -> (pid_x, pid_y, pid_z), pid_x fastest. Stepping
+/// to the next index avoids the divisions of a fresh position.
+struct ProgramIds {
+  int64_t gx, gy, gz;
+  int64_t index = -1, x = 0, y = 0, z = 0;
+
+  void moveTo(int64_t i) {
+    if (i == index + 1 && index >= 0) {
+      if (++x == gx) {
+        x = 0;
+        if (++y == gy) {
+          y = 0;
+          ++z;
+        }
+      }
+    } else {
+      x = i % gx;
+      y = (i / gx) % gy;
+      z = i / (gx * gy);
+    }
+    index = i;
+  }
+
+  void run(SpineKernelEntry entry, const uint64_t *args) const {
     entry(args, static_cast<int32_t>(x), static_cast<int32_t>(y),
           static_cast<int32_t>(z), static_cast<int32_t>(gx),
           static_cast<int32_t>(gy), static_cast<int32_t>(gz));
-    if (++x == gx) {
-      x = 0;
-      if (++y == gy) {
-        y = 0;
-        ++z;
+  }
+};
+
+/// The programs [next, end) a thread has left, behind a spin lock: the owner
+/// takes them one at a time from the front, others take halves from the back.
+/// One cache line each, so owners do not contend with each other.
+struct alignas(64) ProgramRange {
+  std::atomic<bool> locked{false};
+  int64_t next = 0, end = 0;
+
+  void lock() {
+    while (locked.exchange(true, std::memory_order_acquire))
+      while (locked.load(std::memory_order_relaxed)) {
+#if defined(__x86_64__)
+        _mm_pause();
+#endif
       }
+  }
+  void unlock() { locked.store(false, std::memory_order_release); }
+
+  /// The next program from the front, or -1 when none is left.
+  int64_t takeFront() {
+    lock();
+    int64_t i = next < end ? next++ : -1;
+    unlock();
+    return i;
+  }
+
+  /// The back half (rounded up) of what is left, as [begin, end); empty when
+  /// nothing is.
+  std::pair<int64_t, int64_t> takeBackHalf() {
+    lock();
+    int64_t left = end - next;
+    int64_t begin = end - (left + 1) / 2;
+    std::pair<int64_t, int64_t> taken = {begin, end};
+    if (left > 0)
+      end = begin;
+    unlock();
+    return left > 0 ? taken : std::pair<int64_t, int64_t>{0, 0};
+  }
+
+  void reset(int64_t begin, int64_t stop) {
+    lock();
+    next = begin;
+    end = stop;
+    unlock();
+  }
+};
+
+/// Thread `t` of `team`: its own range first, then halves taken from the
+/// others' until every range is empty. A range only grows when its owner
+/// refills it with what it took, so a pass that finds all of them empty means
+/// every remaining program is held by a thread that will run it.
+void runThread(ProgramRange *ranges, int64_t t, int64_t team,
+               SpineKernelEntry entry, const uint64_t *args, int64_t gx,
+               int64_t gy, int64_t gz) {
+  ProgramIds ids{gx, gy, gz};
+  for (;;) {
+    int64_t i = ranges[t].takeFront();
+    if (i >= 0) {
+      ids.moveTo(i);
+      ids.run(entry, args);
+      continue;
     }
+    std::pair<int64_t, int64_t> taken = {0, 0};
+    for (int64_t step = 1; step < team && taken.first == taken.second; ++step)
+      taken = ranges[(t + step) % team].takeBackHalf();
+    if (taken.first == taken.second)
+      break;
+    ranges[t].reset(taken.first, taken.second);
+  }
+#if defined(__x86_64__)
+  // Kernels may store with x86's weakly ordered streaming stores
+  // (spine-vectorize-element-loops, only in kernels without atomics): the
+  // fence makes them visible before the launch returns.
+  _mm_sfence();
+#endif
+}
+
+/// All programs in order on the calling thread.
+void runAll(SpineKernelEntry entry, const uint64_t *args, int64_t total,
+            int64_t gx, int64_t gy, int64_t gz) {
+  ProgramIds ids{gx, gy, gz};
+  for (int64_t i = 0; i < total; ++i) {
+    ids.moveTo(i);
+    ids.run(entry, args);
   }
 #if defined(__x86_64__)
   _mm_sfence();
@@ -59,20 +162,21 @@ extern "C" int spine_launch(SpineKernelEntry entry, const uint64_t *args,
   // Single-threaded launches skip the parallel region: a cheap launch for
   // tiny grids and for nested calls.
   if (threads <= 1) {
-    runRange(entry, args, 0, total, gx, gy, gz);
+    runAll(entry, args, total, gx, gy, gz);
     return SPINE_LAUNCH_OK;
   }
 
-  // A static schedule of contiguous chunks, so each thread walks pid_x in
-  // order over neighbouring blocks.
-#pragma omp parallel num_threads(static_cast<int>(threads))
-  {
-    int64_t team = omp_get_num_threads();
-    int64_t t = omp_get_thread_num();
-    int64_t chunk = total / team, extra = total % team;
-    int64_t begin = t * chunk + std::min(t, extra);
-    int64_t end = begin + chunk + (t < extra ? 1 : 0);
-    runRange(entry, args, begin, end, gx, gy, gz);
+  // Contiguous shares of the grid, set before the threads start. If OpenMP
+  // gives fewer threads than asked, the shares of the missing ones are taken
+  // like any other thread's leftovers.
+  std::unique_ptr<ProgramRange[]> ranges(new ProgramRange[threads]);
+  int64_t chunk = total / threads, extra = total % threads;
+  for (int64_t t = 0; t < threads; ++t) {
+    ranges[t].next = t * chunk + std::min(t, extra);
+    ranges[t].end = ranges[t].next + chunk + (t < extra ? 1 : 0);
   }
+#pragma omp parallel num_threads(static_cast<int>(threads))
+  runThread(ranges.get(), omp_get_thread_num(), threads, entry, args, gx, gy,
+            gz);
   return SPINE_LAUNCH_OK;
 }
