@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <omp.h>
+#include <thread>
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -59,12 +60,19 @@ struct alignas(64) ProgramRange {
   std::atomic<bool> locked{false};
   int64_t next = 0, end = 0;
 
+  /// Held for a few instructions, but its holder may lose its core (more
+  /// threads than cores, another process): after a short spin a waiter
+  /// yields, so that the holder can run and let go.
   void lock() {
-    while (locked.exchange(true, std::memory_order_acquire))
+    for (int spins = 0; locked.exchange(true, std::memory_order_acquire);)
       while (locked.load(std::memory_order_relaxed)) {
+        if (++spins < 64) {
 #if defined(__x86_64__)
-        _mm_pause();
+          _mm_pause();
 #endif
+        } else {
+          std::this_thread::yield();
+        }
       }
   }
   void unlock() { locked.store(false, std::memory_order_release); }
