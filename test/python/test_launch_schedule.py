@@ -1,12 +1,11 @@
 """How the launcher spreads a grid over threads (docs/kernel-abi.md, "The launcher").
 
-The entry point here is a Python callback (ctypes) instead of a compiled kernel: it records which
-program ran on which thread, and can hold a program back, which a kernel cannot do. The launch
+The entry point here is a Python callback (ctypes) instead of a compiled kernel: it records the
+programs that ran, in order, and can hold a program back, which a kernel cannot do. The launch
 releases the GIL, so the OpenMP threads take turns in the callback.
 """
 
 import ctypes
-import itertools
 import threading
 
 import pytest
@@ -32,25 +31,19 @@ def launch(callback, grid, num_threads):
 
 @pytest.mark.parametrize("grid", [(1, 1, 1), (37, 1, 1), (5, 3, 2), (1, 7, 3)])
 @pytest.mark.parametrize("num_threads", [1, 2, 3, 8])
-def test_every_program_runs_once_in_order_within_a_run(grid, num_threads):
-    runs = []  # (thread, pid_x, pid_y, pid_z, grid) in the order they ran
+def test_every_program_runs_once(grid, num_threads):
+    runs = []  # (pid_x, pid_y, pid_z, grid) in the order they ran
 
     def record(args, x, y, z, gx, gy, gz):
-        runs.append((threading.get_ident(), x, y, z, (gx, gy, gz)))
+        runs.append((x, y, z, (gx, gy, gz)))
 
     launch(record, grid, num_threads)
-    pids = sorted((z, y, x) for _, x, y, z, _ in runs)
-    assert pids == list(itertools.product(range(grid[2]), range(grid[1]), range(grid[0])))
-    assert {r[4] for r in runs} == {grid}
-    # Each thread's programs, flattened with pid_x fastest, are runs of consecutive indices: one
-    # for its share and one per half it took from another thread (a few per thread, not one
-    # per program). On one thread: the grid in order.
-    total = grid[0] * grid[1] * grid[2]
-    breaks = 0
-    for thread in {r[0] for r in runs}:
-        flat = [(z * grid[1] + y) * grid[0] + x for t, x, y, z, _ in runs if t == thread]
-        breaks += sum(1 for a, b in itertools.pairwise(flat) if b != a + 1)
-    assert breaks <= (num_threads - 1) * total.bit_length(), runs
+    in_order = [(x, y, z) for z in range(grid[2]) for y in range(grid[1]) for x in range(grid[0])]
+    assert sorted(runs, key=lambda r: r[2::-1]) == [(*pid, grid) for pid in in_order]
+    if num_threads == 1:
+        # One thread runs the grid in order, pid_x fastest. With more, which thread runs which
+        # programs, and how often one takes programs from another, depends on timing.
+        assert [r[:3] for r in runs] == in_order
 
 
 @pytest.mark.parametrize("num_threads", [2, 3])
