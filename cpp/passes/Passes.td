@@ -134,7 +134,9 @@ def VectorizeMatmul : Pass<"spine-vectorize-matmul", "func::FuncOp"> {
     int8) are widened in registers. With bf16-dot-product (x86 AVX512-BF16),
     bf16 inputs with an f32 accumulator multiply pairs of K steps at once
     (vdpbf16ps): B's tile is packed with the rows of each pair interleaved,
-    and each step broadcasts a pair of A's elements. Shapes it cannot block
+    and each step broadcasts a pair of A's elements. B buffers of the
+    kernel's with rows of a multiple of 1 KiB (whose K rows would share a
+    few L1 sets) get a cache line of padding per row. Shapes it cannot block
     are left alone.
   }];
   let options = [

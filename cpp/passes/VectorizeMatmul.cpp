@@ -13,6 +13,12 @@
 // registers for the whole reduction. MR and NR are chosen so that the
 // accumulators plus the B vectors fit the target's vector register file.
 //
+// B's rows of a multiple of 1 KiB put its K rows into a few L1 sets (4 KiB
+// apart, all into one), where they evict each other during the K loop: a
+// B tile the kernel allocates (a tl.load's buffer), and the widened copies
+// made here, get one cache line of padding at the end of each row, so that
+// consecutive rows fall into consecutive sets.
+//
 // On x86 with AVX512-BF16, bf16 A and B with an f32 C take two K steps per
 // instruction: vdpbf16ps adds a[2l] * b[2l] + a[2l+1] * b[2l+1] to f32
 // lane l (each product exact, each addition rounded, as two FMAs would).
@@ -149,6 +155,8 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
           K * N * accBytes <= kMaxPackedBytes)
         B = packWidened(b, op, B, accType, lanes);
     }
+    if (!packedB && elementType(B) == accType)
+      padRows(B, op);
     emitMicroKernel(b, op.getLoc(), A, B, C, 0, mainRows, N, K, mr, cols, lanes,
                     accType, packedB);
     if (mainRows != M) {
@@ -160,6 +168,40 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
                       tailCols, lanes, accType, packedB);
     }
     op.erase();
+  }
+
+  /// The row length, in elements of `bytes` bytes, to give a buffer of
+  /// `rows` x `columns` that the K loop reads row after row (see the file
+  /// comment): a cache line longer when the rows are a multiple of 1 KiB
+  /// and more than 8 of them (an L1 set's ways).
+  static int64_t paddedColumns(int64_t rows, int64_t columns, int64_t bytes) {
+    constexpr int64_t kLineBytes = 64;
+    if ((columns * bytes) % 1024 != 0 || rows <= 8 || kLineBytes % bytes != 0)
+      return columns;
+    return columns + kLineBytes / bytes;
+  }
+
+  /// Pads the rows of `B` (paddedColumns) when it is a buffer of the kernel
+  /// that only element loads and stores, its deallocation and `matmul` use:
+  /// those read and write the same elements whatever the row stride.
+  static void padRows(Value B, linalg::MatmulOp matmul) {
+    auto type = cast<MemRefType>(B.getType());
+    int64_t rows = type.getDimSize(0), columns = type.getDimSize(1);
+    int64_t padded =
+        paddedColumns(rows, columns, type.getElementTypeBitWidth() / 8);
+    Operation *alloc = B.getDefiningOp();
+    if (padded == columns ||
+        !isa_and_nonnull<memref::AllocOp, memref::AllocaOp>(alloc) ||
+        alloc->getNumOperands() != 0 || !type.getLayout().isIdentity())
+      return;
+    for (Operation *user : B.getUsers())
+      if (user != matmul &&
+          !isa<memref::LoadOp, memref::StoreOp, vector::LoadOp, vector::StoreOp,
+               memref::DeallocOp>(user))
+        return;
+    B.setType(MemRefType::get({rows, padded}, type.getElementType(),
+                              MemRefLayoutAttrInterface{},
+                              type.getMemorySpace()));
   }
 
   /// Whether the micro-kernel multiplies pairs of bf16 K steps at once
@@ -224,7 +266,10 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
     Location loc = op.getLoc();
     auto sourceType = cast<MemRefType>(source.getType());
     int64_t rows = sourceType.getDimSize(0), columns = sourceType.getDimSize(1);
-    auto packedType = MemRefType::get({rows, columns}, accType);
+    auto packedType = MemRefType::get(
+        {rows,
+         paddedColumns(rows, columns, accType.getIntOrFloatBitWidth() / 8)},
+        accType);
     Value packed = createPackedBuffer(b, op, packedType);
     int64_t vectorColumns = columns - columns % lanes;
     auto rowLoop = scf::ForOp::create(b, loc, constantIndex(b, loc, 0),

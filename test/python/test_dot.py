@@ -56,6 +56,31 @@ def test_dot(in_dtype, out_dtype, tol, blocks):
     torch.testing.assert_close(c, expected, **tol)
 
 
+@pytest.mark.parametrize("in_dtype, out_dtype, tol", CASES, ids=[str(c[0]) for c in CASES])
+def test_dot_with_long_b_rows(in_dtype, out_dtype, tol):
+    """B tiles with rows of 1 KiB or more, as a fused kernel holding whole rows of the product
+    loads them: spine-vectorize-matmul pads the rows of the tile's buffer (when the K loop reads
+    it in B's type) or widens it into a copy; 32-row blocks (a 6-row block's leftover rows),
+    masked edges. The next K step's tiles are still prefetched into L2 from the micro-kernel."""
+    torch.manual_seed(2)
+    M, N, K = 70, 1000, 45
+    if in_dtype.is_floating_point:
+        a, b = torch.randn(M, K).to(in_dtype), torch.randn(K, N).to(in_dtype)
+    else:
+        a, b = (
+            torch.randint(-128, 128, (M, K), dtype=in_dtype),
+            torch.randint(-128, 128, (K, N), dtype=in_dtype),
+        )
+    c = torch.empty(M, N, dtype=out_dtype)
+    bn = 1024 if in_dtype.itemsize == 1 else 512
+    compiled = dot_kernel[(triton.cdiv(M, 32), triton.cdiv(N, bn))](
+        a, b, c, M, N, K, BLOCK_M=32, BLOCK_N=bn, BLOCK_K=16
+    )
+    expected = (a.to(torch.float64) @ b.to(torch.float64)).to(out_dtype)
+    torch.testing.assert_close(c, expected, **tol)
+    assert re.search(r"call void @llvm\.prefetch\.p0\(ptr [^)]*, i32 0, i32 2, i32 1\)", compiled.asm["llir"])
+
+
 @triton.jit
 def dot_precision_kernel(a_ptr, b_ptr, c_ptr, N: tl.constexpr, PRECISION: tl.constexpr):
     rows, cols = tl.arange(0, N)[:, None], tl.arange(0, N)[None, :]

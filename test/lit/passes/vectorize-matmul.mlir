@@ -52,6 +52,61 @@ func.func @two_leftover_rows(%a: memref<8x32xf32>, %b: memref<32x64xf32>, %c: me
   return
 }
 
+// A B tile the kernel allocates, with rows of 2 KiB (its 32 rows would
+// share two L1 sets), gets a cache line of padding per row: the copy into
+// it and the K loop index it as before.
+// CHECK-LABEL: func.func @padded_rows
+// CHECK: %[[TILE:.*]] = memref.alloc() {alignment = 64 : i64} : memref<32x528xf32>
+// CHECK: memref.store %{{.*}}, %[[TILE]][%{{.*}}, %{{.*}}] : memref<32x528xf32>
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: vector.load %[[TILE]][%{{.*}}, %{{.*}}] : memref<32x528xf32>, vector<8xf32>
+// CHECK: memref.dealloc %[[TILE]] : memref<32x528xf32>
+func.func @padded_rows(%a: memref<12x32xf32>, %c: memref<12x512xf32>, %v: f32) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c32 = arith.constant 32 : index
+  %c512 = arith.constant 512 : index
+  %b = memref.alloc() {alignment = 64 : i64} : memref<32x512xf32>
+  scf.for %k = %c0 to %c32 step %c1 {
+    scf.for %n = %c0 to %c512 step %c1 {
+      memref.store %v, %b[%k, %n] : memref<32x512xf32>
+    }
+  }
+  linalg.matmul ins(%a, %b : memref<12x32xf32>, memref<32x512xf32>) outs(%c : memref<12x512xf32>)
+  memref.dealloc %b : memref<32x512xf32>
+  return
+}
+
+// fp16 B widened into an f32 copy with rows of 2 KiB: the copy is padded.
+// CHECK-LABEL: func.func @padded_widened_copy
+// CHECK: %[[COPY:.*]] = memref.alloca() {alignment = 64 : i64} : memref<32x528xf32>
+// CHECK: vector.store %{{.*}}, %[[COPY]]
+// CHECK: scf.for {{.*}} iter_args
+// CHECK: vector.load %[[COPY]][%{{.*}}, %{{.*}}] : memref<32x528xf32>, vector<8xf32>
+func.func @padded_widened_copy(%a: memref<12x32xf16>, %b: memref<32x512xf16>, %c: memref<12x512xf32>) {
+  linalg.matmul ins(%a, %b : memref<12x32xf16>, memref<32x512xf16>) outs(%c : memref<12x512xf32>)
+  return
+}
+
+// Left as they are: rows of 512 bytes (8 sets apart), a B the kernel was
+// given (an argument), and a tile another op reads whole (a copy).
+// CHECK-LABEL: func.func @unpadded_rows
+// CHECK: memref.alloc() {{.*}} : memref<32x128xf32>
+// CHECK: memref.alloc() {{.*}} : memref<32x512xf32>
+// CHECK-NOT: memref<32x528xf32>
+// CHECK: return
+func.func @unpadded_rows(%a: memref<12x32xf32>, %b: memref<32x512xf32>, %c: memref<12x512xf32>, %c2: memref<12x128xf32>, %out: memref<32x512xf32>) {
+  %short = memref.alloc() {alignment = 64 : i64} : memref<32x128xf32>
+  linalg.matmul ins(%a, %short : memref<12x32xf32>, memref<32x128xf32>) outs(%c2 : memref<12x128xf32>)
+  memref.dealloc %short : memref<32x128xf32>
+  linalg.matmul ins(%a, %b : memref<12x32xf32>, memref<32x512xf32>) outs(%c : memref<12x512xf32>)
+  %copied = memref.alloc() {alignment = 64 : i64} : memref<32x512xf32>
+  linalg.matmul ins(%a, %copied : memref<12x32xf32>, memref<32x512xf32>) outs(%c : memref<12x512xf32>)
+  memref.copy %copied, %out : memref<32x512xf32> to memref<32x512xf32>
+  memref.dealloc %copied : memref<32x512xf32>
+  return
+}
+
 // fp16 inputs that the K loops would widen more than once are widened once
 // into f32 stack copies: A (read by both column blocks of 16) and B (read by
 // all three row blocks of 6). The K loop is then the f32 one: A's element
