@@ -37,11 +37,11 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize("in_dtype, out_dtype, tol", CASES, ids=[str(c[0]) for c in CASES])
-@pytest.mark.parametrize("blocks", [(32, 32, 16), (64, 16, 32), (16, 64, 8)])
-def test_dot(in_dtype, out_dtype, tol, blocks):
-    torch.manual_seed(0)
-    M, N, K = 97, 83, 70
+def run_dot(in_dtype, out_dtype, shape, blocks, seed):
+    """dot_kernel on random [M, K] x [K, N] inputs: (the compiled kernel, C, the fp64 product
+    rounded to C's dtype)."""
+    torch.manual_seed(seed)
+    M, N, K = shape
     if in_dtype.is_floating_point:
         a, b = torch.randn(M, K).to(in_dtype), torch.randn(K, N).to(in_dtype)
     else:
@@ -51,8 +51,16 @@ def test_dot(in_dtype, out_dtype, tol, blocks):
         )
     c = torch.empty(M, N, dtype=out_dtype)
     bm, bn, bk = blocks
-    dot_kernel[(triton.cdiv(M, bm), triton.cdiv(N, bn))](a, b, c, M, N, K, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk)
-    expected = (a.to(torch.float64) @ b.to(torch.float64)).to(out_dtype)
+    compiled = dot_kernel[(triton.cdiv(M, bm), triton.cdiv(N, bn))](
+        a, b, c, M, N, K, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk
+    )
+    return compiled, c, (a.to(torch.float64) @ b.to(torch.float64)).to(out_dtype)
+
+
+@pytest.mark.parametrize("in_dtype, out_dtype, tol", CASES, ids=[str(c[0]) for c in CASES])
+@pytest.mark.parametrize("blocks", [(32, 32, 16), (64, 16, 32), (16, 64, 8)])
+def test_dot(in_dtype, out_dtype, tol, blocks):
+    _, c, expected = run_dot(in_dtype, out_dtype, (97, 83, 70), blocks, seed=0)
     torch.testing.assert_close(c, expected, **tol)
 
 
@@ -62,21 +70,8 @@ def test_dot_with_long_b_rows(in_dtype, out_dtype, tol):
     loads them: spine-vectorize-matmul pads the rows of the tile's buffer (when the K loop reads
     it in B's type) or widens it into a copy; 32-row blocks (a 6-row block's leftover rows),
     masked edges. The next K step's tiles are still prefetched into L2 from the micro-kernel."""
-    torch.manual_seed(2)
-    M, N, K = 70, 1000, 45
-    if in_dtype.is_floating_point:
-        a, b = torch.randn(M, K).to(in_dtype), torch.randn(K, N).to(in_dtype)
-    else:
-        a, b = (
-            torch.randint(-128, 128, (M, K), dtype=in_dtype),
-            torch.randint(-128, 128, (K, N), dtype=in_dtype),
-        )
-    c = torch.empty(M, N, dtype=out_dtype)
-    bn = 1024 if in_dtype.itemsize == 1 else 512
-    compiled = dot_kernel[(triton.cdiv(M, 32), triton.cdiv(N, bn))](
-        a, b, c, M, N, K, BLOCK_M=32, BLOCK_N=bn, BLOCK_K=16
-    )
-    expected = (a.to(torch.float64) @ b.to(torch.float64)).to(out_dtype)
+    blocks = (32, 1024 if in_dtype.itemsize == 1 else 512, 16)
+    compiled, c, expected = run_dot(in_dtype, out_dtype, (70, 1000, 45), blocks, seed=2)
     torch.testing.assert_close(c, expected, **tol)
     assert re.search(r"call void @llvm\.prefetch\.p0\(ptr [^)]*, i32 0, i32 2, i32 1\)", compiled.asm["llir"])
 
