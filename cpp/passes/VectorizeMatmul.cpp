@@ -173,10 +173,12 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
   /// The row length, in elements of `bytes` bytes, to give a buffer of
   /// `rows` x `columns` that the K loop reads row after row (see the file
   /// comment): a cache line longer when the rows are a multiple of 1 KiB
-  /// and more than 8 of them (an L1 set's ways).
+  /// and more than 8 of them (an L1 set's ways). Elements narrower than a
+  /// byte (i1, `bytes` 0) are left alone.
   static int64_t paddedColumns(int64_t rows, int64_t columns, int64_t bytes) {
     constexpr int64_t kLineBytes = 64;
-    if ((columns * bytes) % 1024 != 0 || rows <= 8 || kLineBytes % bytes != 0)
+    if (bytes < 1 || kLineBytes % bytes != 0 || (columns * bytes) % 1024 != 0 ||
+        rows <= 8)
       return columns;
     return columns + kLineBytes / bytes;
   }

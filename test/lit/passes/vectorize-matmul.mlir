@@ -107,6 +107,18 @@ func.func @unpadded_rows(%a: memref<12x32xf32>, %b: memref<32x512xf32>, %c: memr
   return
 }
 
+// i1 elements (no whole bytes per element) are not padded; this used to
+// divide by zero.
+// CHECK-LABEL: func.func @i1_rows_unpadded
+// CHECK: memref.alloc() : memref<32x1024xi1>
+// CHECK-NOT: linalg.matmul
+func.func @i1_rows_unpadded(%a: memref<16x32xi1>, %c: memref<16x1024xi1>) {
+  %b = memref.alloc() : memref<32x1024xi1>
+  linalg.matmul ins(%a, %b : memref<16x32xi1>, memref<32x1024xi1>) outs(%c : memref<16x1024xi1>)
+  memref.dealloc %b : memref<32x1024xi1>
+  return
+}
+
 // fp16 inputs that the K loops would widen more than once are widened once
 // into f32 stack copies: A (read by both column blocks of 16) and B (read by
 // all three row blocks of 6). The K loop is then the f32 one: A's element
