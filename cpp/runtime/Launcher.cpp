@@ -85,17 +85,14 @@ struct alignas(64) ProgramRange {
     return i;
   }
 
-  /// The back half (rounded up) of what is left, as [begin, end); empty when
-  /// nothing is.
+  /// The back half (rounded up) of what is left, as [begin, end); empty
+  /// (begin == end) when nothing is.
   std::pair<int64_t, int64_t> takeBackHalf() {
     lock();
-    int64_t left = end - next;
-    int64_t begin = end - (left + 1) / 2;
-    std::pair<int64_t, int64_t> taken = {begin, end};
-    if (left > 0)
-      end = begin;
+    int64_t stop = end;
+    end -= (end - next + 1) / 2;
     unlock();
-    return left > 0 ? taken : std::pair<int64_t, int64_t>{0, 0};
+    return {end, stop};
   }
 
   void reset(int64_t begin, int64_t stop) {
@@ -105,6 +102,15 @@ struct alignas(64) ProgramRange {
     unlock();
   }
 };
+
+/// Kernels may store with x86's weakly ordered streaming stores
+/// (spine-vectorize-element-loops, only in kernels without atomics): each
+/// thread fences its stores so they are visible before the launch returns.
+void fenceStreamingStores() {
+#if defined(__x86_64__)
+  _mm_sfence();
+#endif
+}
 
 /// Thread `t` of `team`: its own range first, then halves taken from the
 /// others' until every range is empty. A range only grows when its owner
@@ -128,12 +134,7 @@ void runThread(ProgramRange *ranges, int64_t t, int64_t team,
       break;
     ranges[t].reset(taken.first, taken.second);
   }
-#if defined(__x86_64__)
-  // Kernels may store with x86's weakly ordered streaming stores
-  // (spine-vectorize-element-loops, only in kernels without atomics): the
-  // fence makes them visible before the launch returns.
-  _mm_sfence();
-#endif
+  fenceStreamingStores();
 }
 
 /// All programs in order on the calling thread.
@@ -144,9 +145,7 @@ void runAll(SpineKernelEntry entry, const uint64_t *args, int64_t total,
     ids.moveTo(i);
     ids.run(entry, args);
   }
-#if defined(__x86_64__)
-  _mm_sfence();
-#endif
+  fenceStreamingStores();
 }
 
 } // namespace
