@@ -282,17 +282,44 @@ struct ExpF32 : OpRewritePattern<math::ExpOp> {
   }
 };
 
+/// MLIR's f32 log and log2 approximations take the exponent from the
+/// float's exponent field, which is 0 for a subnormal x: log(1e-40) came out
+/// as log(2^-126) = -87.3 instead of -92.1. A subnormal x is scaled by 2^24
+/// into the normal range and the scale's logarithm (`logOfScale`) taken off
+/// the result: one compare and two selects per element.
+template <typename LogOp>
+void scaleSubnormalArguments(Operation *root, double logOfScale) {
+  root->walk([&](LogOp op) {
+    Type type = op.getType();
+    if (!getElementTypeOrSelf(type).isF32())
+      return;
+    OpBuilder b(op);
+    ElementwiseBuilder e(b, op.getLoc(), type);
+    Type f32 = b.getF32Type();
+    Value x = op.getOperand();
+    // Zero and negative x pass too: log(0 * 2^24) - c is still -inf, a
+    // negative x still NaN.
+    Value tiny = e.cmpf(arith::CmpFPredicate::OLT, x, e.f(f32, 0x1p-126));
+    Value scaled = e.select(tiny, e.mul(x, e.f(f32, 0x1p24)), x);
+    Value log = LogOp::create(b, op.getLoc(), scaled, op.getFastmathAttr());
+    Value offset = e.select(tiny, e.f(f32, logOfScale), e.f(f32, 0.0));
+    op.getResult().replaceAllUsesWith(e.sub(log, offset));
+    op.erase();
+  });
+}
+
 struct ApproximateMathPass : impl::ApproximateMathBase<ApproximateMathPass> {
   using Base::Base;
 
   void runOnOperation() override {
+    scaleSubnormalArguments<math::LogOp>(getOperation(), 24 * M_LN2);
+    scaleSubnormalArguments<math::Log2Op>(getOperation(), 24);
     RewritePatternSet patterns(&getContext());
     // Expansions into functions that have an approximation. Rounding and
     // sqrt are left alone: LLVM has native vector instructions for them.
     // pow is not expanded: exp(y * log(x)) is wrong for negative bases with
     // integral exponents, which pow defines.
-    math::populateExpansionPatterns(
-        patterns, {"sinh", "cosh", "asinh", "acosh", "atanh"});
+    populateHyperbolicFunctionPatterns(patterns);
     // f32 exp2 and exp are ours (above; f64 exp2 is ExpLogF64.cpp's).
     patterns.add<Exp2F32, ExpF32>(&getContext(), avx512Scalef);
     // f32 sin, cos and pow are ours (MathApproximations.h): upstream's sin

@@ -306,3 +306,59 @@ func.func @exp2_f32_scalef_shapes(%a: vector<32xf32>, %b: vector<8xf32>, %c: f32
   %3 = math.exp2 %d : vector<3xf32>
   return %0, %1, %2, %3 : vector<32xf32>, vector<8xf32>, f32, vector<3xf32>
 }
+
+// f32 log of a subnormal x: the approximation reads the exponent field, so
+// x below 2^-126 (1.17549435E-38) is scaled by 2^24 (0x4B800000) first and
+// 24 ln 2 (16.6355324) taken off the result.
+// CHECK-LABEL: func.func @log_f32_subnormal(
+// CHECK-DAG: %[[SMALLEST:.*]] = arith.constant dense<1.17549435E-38> : vector<8xf32>
+// CHECK-DAG: %[[SCALE:.*]] = arith.constant dense<0x4B800000> : vector<8xf32>
+// CHECK-DAG: %[[OFFSET:.*]] = arith.constant dense<16.6355324> : vector<8xf32>
+// CHECK: %[[TINY:.*]] = arith.cmpf olt, %[[X:.*]], %[[SMALLEST]]
+// CHECK: %[[SCALED:.*]] = arith.mulf %[[X]], %[[SCALE]]
+// CHECK: arith.select %[[TINY]], %[[SCALED]], %[[X]]
+// CHECK: %[[TAKEN:.*]] = arith.select %[[TINY]], %[[OFFSET]]
+// CHECK: %[[Y:.*]] = arith.subf %{{.*}}, %[[TAKEN]]
+// CHECK: return %[[Y]]
+// CHECK-NOT: math.log
+func.func @log_f32_subnormal(%x: vector<8xf32>) -> vector<8xf32> {
+  %0 = math.log %x : vector<8xf32>
+  return %0 : vector<8xf32>
+}
+
+// sinh: expm1 of |x| (0 beyond 709, f64; expm1 itself expanded), the halved
+// exponent beyond, the sign copied from x. No math op is left for libm.
+// CHECK-LABEL: func.func @sinh_f64(
+// CHECK-DAG: %[[LIMIT:.*]] = arith.constant dense<7.090000e+02> : vector<4xf64>
+// CHECK: %[[A:.*]] = math.absf %[[X:.*]] : vector<4xf64>
+// CHECK: %[[IN:.*]] = arith.cmpf olt, %[[A]], %[[LIMIT]]
+// CHECK: arith.select %[[IN]], %[[A]], %{{.*}} : vector<4xi1>, vector<4xf64>
+// CHECK: %[[R:.*]] = arith.select %[[IN]], %{{.*}}, %{{.*}} : vector<4xi1>, vector<4xf64>
+// CHECK-NEXT: %[[Y:.*]] = math.copysign %[[R]], %[[X]]
+// CHECK-NEXT: return %[[Y]]
+// CHECK-NOT: math.sinh
+// CHECK-NOT: math.expm1
+// CHECK-NOT: math.exp {{.*}}
+func.func @sinh_f64(%x: vector<4xf64>) -> vector<4xf64> {
+  %0 = math.sinh %x : vector<4xf64>
+  return %0 : vector<4xf64>
+}
+
+// acosh: NaN below 1 (an unordered compare: NaN stays NaN), log(2x) from
+// 2^12 (f32), log1p(t + sqrt(t (t + 2))) with t = x - 1 below.
+// CHECK-LABEL: func.func @acosh_f32(
+// CHECK-DAG: %[[FAR:.*]] = arith.constant 4.096000e+03 : f32
+// CHECK-DAG: %[[NAN:.*]] = arith.constant 0x7FC00000 : f32
+// CHECK-DAG: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK: %[[T:.*]] = arith.subf %[[X:.*]], %[[ONE]] : f32
+// CHECK: %[[ISFAR:.*]] = arith.cmpf oge, %[[X]], %[[FAR]]
+// CHECK: %[[OUTSIDE:.*]] = arith.cmpf ult, %[[X]], %[[ONE]]
+// CHECK: %[[R:.*]] = arith.select %[[ISFAR]]
+// CHECK: %[[Y:.*]] = arith.select %[[OUTSIDE]], %[[NAN]], %[[R]]
+// CHECK: return %[[Y]]
+// CHECK-NOT: math.acosh
+// CHECK-NOT: math.log1p
+func.func @acosh_f32(%x: f32) -> f32 {
+  %0 = math.acosh %x : f32
+  return %0 : f32
+}
