@@ -3,8 +3,8 @@
 // Patterns that replace math ops upstream has no accurate approximation for
 // by vectorizable arithmetic: f64 exp, exp2, log, log2, expm1, log1p, tanh,
 // sin and cos, and f32 sin, cos and pow, computed in f64 so that one rounding
-// to f32 at the end is nearly all the error; and the hyperbolic functions of
-// both, in terms of the others. They run in
+// to f32 at the end is nearly all the error; f32 atan and atan2; and the
+// hyperbolic functions of both, in terms of the others. They run in
 // spine-approximate-math, before SCF is lowered: sin and cos arguments
 // outside the range their reduction is exact for take a branch to libm.
 //
@@ -39,6 +39,9 @@ void populateSinCosApproximationPatterns(RewritePatternSet &patterns);
 
 /// f32 pow (PowApproximation.cpp).
 void populatePowApproximationPatterns(RewritePatternSet &patterns);
+
+/// f32 atan and atan2 (AtanApproximation.cpp).
+void populateAtanApproximationPatterns(RewritePatternSet &patterns);
 
 /// f32 and f64 sinh, cosh, asinh, acosh and atanh in terms of exp, expm1,
 /// log, log1p and sqrt (HyperbolicFunctions.cpp).

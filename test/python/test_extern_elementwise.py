@@ -218,6 +218,7 @@ WHOLE_RANGE = {
     "asinh": (torch.asinh, mpmath.asinh),
     "acosh": (torch.acosh, mpmath.acosh),
     "atanh": (torch.atanh, mpmath.atanh),
+    "atan": (torch.atan, mpmath.atan),
     "log": (torch.log, mpmath.log),
     "log2": (torch.log2, lambda v: mpmath.log(v, 2)),
 }
@@ -298,12 +299,17 @@ def binary_kernel(x_ptr, y_ptr, z_ptr, out_ptr, n, FN: tl.constexpr, BLOCK: tl.c
     tl.store(out_ptr + offs, r, mask=mask)
 
 
+def c_fdim(x, y, z):
+    """C's fdim: x - y where x > y, else +0 (fdim(inf, inf) = 0, where x - y is NaN); NaN in, NaN out."""
+    return torch.where(x > y, x - y, 0.0).where(~(x.isnan() | y.isnan()), math.nan)
+
+
 BINARY = {
     "pow": (lambda x, y, z: torch.pow(x, y), (0.1, 10), (-3, 3)),
     "atan2": (lambda x, y, z: torch.atan2(x, y), (-10, 10), (-10, 10)),
     "copysign": (lambda x, y, z: torch.copysign(x, y), (-10, 10), (-10, 10)),
     "fmod": (lambda x, y, z: torch.fmod(x, y), (-100, 100), (0.5, 7)),
-    "fdim": (lambda x, y, z: torch.clamp(x - y, min=0), (-10, 10), (-10, 10)),
+    "fdim": (c_fdim, (-10, 10), (-10, 10)),
     "div_rn": (lambda x, y, z: x / y, (-10, 10), (0.5, 7)),
     "fma": (lambda x, y, z: x * y + z, (-10, 10), (-10, 10)),
 }
@@ -322,6 +328,46 @@ def test_binary_and_fma(name, dtype):
     binary_kernel[(triton.cdiv(N, BLOCK),)](x, y, z, out, N, FN=name, BLOCK=BLOCK)
     expected = torch_fn(x.double(), y.double(), z.double()).to(dtype)
     torch.testing.assert_close(out, expected, **TOLERANCES[dtype])
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("name", ["atan2", "fmod", "pow", "copysign", "fdim"])
+def test_binary_special_values(name, dtype):
+    # Every pair of signed zeros, subnormals, ordinary and huge values, infinities and NaN, as C
+    # (and torch) define them: fp32 atan2(+-0, +-0) and atan2(+-inf, +-inf) were NaN, and atan2 of
+    # a negative y over -0 or -inf gave +pi.
+    values = [0.0, -0.0, 1e-40, -1e-40, 0.5, -0.5, 1.0, -1.0, 3.0, -3.5, 1e10, -1e10, 3e38, -3e38]
+    values += [math.inf, -math.inf, math.nan]
+    pairs = torch.tensor([(a, b) for a in values for b in values], dtype=torch.float64)
+    x, y = pairs[:, 0].to(dtype).contiguous(), pairs[:, 1].to(dtype).contiguous()
+    out = torch.empty_like(x)
+    binary_kernel[(triton.cdiv(x.numel(), BLOCK),)](x, y, x, out, x.numel(), FN=name, BLOCK=BLOCK)
+    torch_fn = BINARY[name][0]
+    expected = torch_fn(x.double(), y.double(), None).to(dtype)
+    torch.testing.assert_close(out, expected, equal_nan=True, **TOLERANCES[dtype])
+    zeros = expected == 0
+    assert torch.equal(torch.signbit(out[zeros]), torch.signbit(expected[zeros]))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_atan2_over_every_binade(dtype):
+    # Pairs of magnitudes from subnormal to huge in all four quadrants (fp32 atan2 was 40 ulp off
+    # near 0.58, and pi/4 where |x| + |y| overflowed), and pairs near the diagonal.
+    g = torch.Generator().manual_seed(11)
+    finfo = torch.finfo(dtype)
+    low, high = math.log2(finfo.smallest_normal) - 10, math.log2(finfo.max)
+
+    def signed_magnitudes(n):
+        magnitude = torch.exp2(torch.rand(n, generator=g, dtype=torch.float64) * (high - low) + low)
+        return magnitude * torch.where(torch.rand(n, generator=g) < 0.5, -1.0, 1.0).double()
+
+    y, x = signed_magnitudes(20000), signed_magnitudes(20000)
+    near = signed_magnitudes(5000)
+    y = torch.cat([y, near, near * (1 + torch.rand(5000, generator=g, dtype=torch.float64))]).to(dtype)
+    x = torch.cat([x, near * (1 + torch.rand(5000, generator=g, dtype=torch.float64)), near]).to(dtype)
+    out = torch.empty_like(x)
+    binary_kernel[(triton.cdiv(x.numel(), BLOCK),)](y, x, x, out, x.numel(), FN="atan2", BLOCK=BLOCK)
+    assert ulps_off(out.double(), torch.atan2(y.double(), x.double()), dtype).max() <= 4
 
 
 @triton.jit

@@ -362,3 +362,41 @@ func.func @acosh_f32(%x: f32) -> f32 {
   %0 = math.acosh %x : f32
   return %0 : f32
 }
+
+// f32 atan2: the smaller of |x| and |y| over the larger, or above tan(pi/8)
+// their difference over their sum (one division either way), a polynomial,
+// the octant folded in with pi/2 - a and pi - a (x's sign bit, so -0 counts
+// as negative), C's special cases selected, y's sign copied.
+// CHECK-LABEL: func.func @atan2_f32(
+// CHECK-DAG: %[[TAN:.*]] = arith.constant dense<0.414213568> : vector<8xf32>
+// CHECK: %[[AY:.*]] = math.absf %[[Y:[^ ]*]] : vector<8xf32>
+// CHECK: %[[AX:.*]] = math.absf %[[X:[^ ]*]] : vector<8xf32>
+// CHECK: %[[YLARGER:.*]] = arith.cmpf ogt, %[[AY]], %[[AX]]
+// CHECK: %[[LARGER:.*]] = arith.select %[[YLARGER]], %[[AY]], %[[AX]]
+// CHECK: %[[SMALLER:.*]] = arith.select %[[YLARGER]], %[[AX]], %[[AY]]
+// CHECK: %[[BOUND:.*]] = arith.mulf %[[LARGER]], %[[TAN]]
+// CHECK: %[[REDUCE:.*]] = arith.cmpf ogt, %[[SMALLER]], %[[BOUND]]
+// CHECK: %[[T:.*]] = arith.divf
+// CHECK-NOT: arith.divf
+// CHECK-COUNT-4: math.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<8xf32>
+// CHECK: %[[BITS:.*]] = arith.bitcast %[[X]] : vector<8xf32> to vector<8xi32>
+// CHECK: arith.cmpi slt, %[[BITS]]
+// CHECK: arith.cmpf uno, %[[X]], %[[Y]]
+// CHECK: %[[R:.*]] = math.copysign %{{.*}}, %[[Y]]
+// CHECK: return %[[R]]
+// CHECK-NOT: math.atan
+func.func @atan2_f32(%y: vector<8xf32>, %x: vector<8xf32>) -> vector<8xf32> {
+  %0 = math.atan2 %y, %x : vector<8xf32>
+  return %0 : vector<8xf32>
+}
+
+// f32 atan(x) is atan2(x, 1).
+// CHECK-LABEL: func.func @atan_f32(
+// CHECK: arith.divf
+// CHECK-NOT: arith.divf
+// CHECK: math.copysign
+// CHECK-NOT: math.atan
+func.func @atan_f32(%x: f32) -> f32 {
+  %0 = math.atan %x : f32
+  return %0 : f32
+}
