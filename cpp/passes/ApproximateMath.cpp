@@ -22,6 +22,7 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include <cmath>
+#include <limits>
 
 namespace mlir::spine {
 #define GEN_PASS_DEF_APPROXIMATEMATH
@@ -282,38 +283,62 @@ struct ExpF32 : OpRewritePattern<math::ExpOp> {
   }
 };
 
-/// MLIR's f32 log and log2 approximations take the exponent from the
+/// MLIR's f32 log, log2 and cbrt approximations take the exponent from the
 /// float's exponent field, which is 0 for a subnormal x: log(1e-40) came out
-/// as log(2^-126) = -87.3 instead of -92.1. A subnormal x is scaled by 2^24
-/// into the normal range and the scale's logarithm (`logOfScale`) taken off
-/// the result: one compare and two selects per element.
-template <typename LogOp>
-void scaleSubnormalArguments(Operation *root, double logOfScale) {
-  root->walk([&](LogOp op) {
+/// as log(2^-126) = -87.3 instead of -92.1, cbrt(1e-44) 37 times too large.
+/// A subnormal x is scaled by 2^24 into the normal range and `unscale` takes
+/// the scale's effect off the result where `tiny` holds: a compare and two
+/// selects or so per element.
+template <typename Op>
+void scaleSubnormalArguments(
+    Operation *root,
+    function_ref<Value(ElementwiseBuilder &, Value x, Value result, Value tiny)>
+        unscale) {
+  root->walk([&](Op op) {
     Type type = op.getType();
     if (!getElementTypeOrSelf(type).isF32())
       return;
     OpBuilder b(op);
     ElementwiseBuilder e(b, op.getLoc(), type);
-    Type f32 = b.getF32Type();
     Value x = op.getOperand();
-    // Zero and negative x pass too: log(0 * 2^24) - c is still -inf, a
-    // negative x still NaN.
-    Value tiny = e.cmpf(arith::CmpFPredicate::OLT, x, e.f(f32, 0x1p-126));
-    Value scaled = e.select(tiny, e.mul(x, e.f(f32, 0x1p24)), x);
-    Value log = LogOp::create(b, op.getLoc(), scaled, op.getFastmathAttr());
-    Value offset = e.select(tiny, e.f(f32, logOfScale), e.f(f32, 0.0));
-    op.getResult().replaceAllUsesWith(e.sub(log, offset));
+    // Zeros pass too: log(0 * 2^24) is still -inf, cbrt(-0 * 2^24) -0.
+    Value tiny =
+        e.cmpf(arith::CmpFPredicate::OLT, e.abs(x), e.fLike(x, 0x1p-126));
+    Value scaled = e.select(tiny, e.mul(x, e.fLike(x, 0x1p24)), x);
+    Value result = Op::create(b, op.getLoc(), scaled, op.getFastmathAttr());
+    op.getResult().replaceAllUsesWith(unscale(e, x, result, tiny));
     op.erase();
   });
+}
+
+/// A function of a subnormal-scaled x less `offset` there (log(2^24 x) =
+/// log(x) + offset).
+auto lessWhereTiny(double offset) {
+  return [offset](ElementwiseBuilder &e, Value, Value result, Value tiny) {
+    return e.sub(result,
+                 e.select(tiny, e.fLike(result, offset), e.fLike(result, 0.0)));
+  };
 }
 
 struct ApproximateMathPass : impl::ApproximateMathBase<ApproximateMathPass> {
   using Base::Base;
 
   void runOnOperation() override {
-    scaleSubnormalArguments<math::LogOp>(getOperation(), 24 * M_LN2);
-    scaleSubnormalArguments<math::Log2Op>(getOperation(), 24);
+    scaleSubnormalArguments<math::LogOp>(getOperation(),
+                                         lessWhereTiny(24 * M_LN2));
+    scaleSubnormalArguments<math::Log2Op>(getOperation(), lessWhereTiny(24));
+    // cbrt(2^24 x) = 2^8 cbrt(x); and cbrt(+-inf), which MLIR's cbrt made
+    // NaN, is x.
+    scaleSubnormalArguments<math::CbrtOp>(
+        getOperation(),
+        [](ElementwiseBuilder &e, Value x, Value result, Value tiny) {
+          result = e.mul(result, e.select(tiny, e.fLike(result, 0x1p-8),
+                                          e.fLike(result, 1.0)));
+          Value infinite =
+              e.cmpf(arith::CmpFPredicate::OEQ, e.abs(x),
+                     e.fLike(x, std::numeric_limits<float>::infinity()));
+          return e.select(infinite, x, result);
+        });
     RewritePatternSet patterns(&getContext());
     // Expansions into functions that have an approximation. Rounding and
     // sqrt are left alone: LLVM has native vector instructions for them.

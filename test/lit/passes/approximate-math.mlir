@@ -308,13 +308,14 @@ func.func @exp2_f32_scalef_shapes(%a: vector<32xf32>, %b: vector<8xf32>, %c: f32
 }
 
 // f32 log of a subnormal x: the approximation reads the exponent field, so
-// x below 2^-126 (1.17549435E-38) is scaled by 2^24 (0x4B800000) first and
+// |x| below 2^-126 (1.17549435E-38) is scaled by 2^24 (0x4B800000) first and
 // 24 ln 2 (16.6355324) taken off the result.
 // CHECK-LABEL: func.func @log_f32_subnormal(
 // CHECK-DAG: %[[SMALLEST:.*]] = arith.constant dense<1.17549435E-38> : vector<8xf32>
 // CHECK-DAG: %[[SCALE:.*]] = arith.constant dense<0x4B800000> : vector<8xf32>
 // CHECK-DAG: %[[OFFSET:.*]] = arith.constant dense<16.6355324> : vector<8xf32>
-// CHECK: %[[TINY:.*]] = arith.cmpf olt, %[[X:.*]], %[[SMALLEST]]
+// CHECK: %[[A:.*]] = math.absf %[[X:.*]] : vector<8xf32>
+// CHECK: %[[TINY:.*]] = arith.cmpf olt, %[[A]], %[[SMALLEST]]
 // CHECK: %[[SCALED:.*]] = arith.mulf %[[X]], %[[SCALE]]
 // CHECK: arith.select %[[TINY]], %[[SCALED]], %[[X]]
 // CHECK: %[[TAKEN:.*]] = arith.select %[[TINY]], %[[OFFSET]]
@@ -398,5 +399,25 @@ func.func @atan2_f32(%y: vector<8xf32>, %x: vector<8xf32>) -> vector<8xf32> {
 // CHECK-NOT: math.atan
 func.func @atan_f32(%x: f32) -> f32 {
   %0 = math.atan %x : f32
+  return %0 : f32
+}
+
+// f32 cbrt: a subnormal x scaled by 2^24 (the result then by 2^-8),
+// and +-inf passed through (MLIR's approximation made it NaN).
+// CHECK-LABEL: func.func @cbrt_f32(
+// CHECK-DAG: %[[SMALLEST:.*]] = arith.constant 1.17549435E-38 : f32
+// CHECK-DAG: %[[UNSCALE:.*]] = arith.constant 3.906250e-03 : f32
+// CHECK-DAG: %[[INF:.*]] = arith.constant 0x7F800000 : f32
+// CHECK: %[[A:.*]] = math.absf %[[X:.*]] : f32
+// CHECK: %[[TINY:.*]] = arith.cmpf olt, %[[A]], %[[SMALLEST]]
+// CHECK: %[[SCALE:.*]] = arith.select %[[TINY]], %[[UNSCALE]]
+// CHECK: %[[R:.*]] = arith.mulf %{{.*}}, %[[SCALE]]
+// CHECK: %[[AX:.*]] = math.absf %[[X]]
+// CHECK: %[[INFINITE:.*]] = arith.cmpf oeq, %[[AX]], %[[INF]]
+// CHECK: %[[Y:.*]] = arith.select %[[INFINITE]], %[[X]], %[[R]]
+// CHECK: return %[[Y]]
+// CHECK-NOT: math.cbrt
+func.func @cbrt_f32(%x: f32) -> f32 {
+  %0 = math.cbrt %x : f32
   return %0 : f32
 }
