@@ -70,6 +70,17 @@ def HoistStoreAddresses : Pass<"spine-hoist-store-addresses", "ModuleOp"> {
   }];
 }
 
+def DefineIntegerDivision : Pass<"spine-define-integer-division", "ModuleOp"> {
+  let summary = "Give integer division by zero and INT_MIN / -1 defined results";
+  let description = [{
+    LLVM leaves them undefined and x86 traps on them (SIGFPE), yet Triton
+    kernels divide in lanes they mask off. Every integer (not index)
+    division and remainder whose divisor is not a safe constant gets
+    RISC-V's results: x / 0 = -1 (all ones), x % 0 = x, INT_MIN / -1 =
+    INT_MIN, INT_MIN % -1 = 0.
+  }];
+}
+
 def ReciprocalDivision : Pass<"spine-reciprocal-division", "ModuleOp"> {
   let summary = "Divide fp32 tensors by a splat or broadcast through its reciprocal";
   let description = [{

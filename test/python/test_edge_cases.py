@@ -1,7 +1,7 @@
 """Edge cases of launches and tensors: empty and 3-D grids, grids beyond 65,535 on every axis,
 zero-size and non-contiguous tensors, tensors on another device, offsets beyond 2**31 into a large
-tensor, NaN and infinity in reductions and max/min (as torch has them), and launches from several
-Python threads at once.
+tensor, NaN and infinity in reductions and max/min (as torch has them), integer division by zero and of
+INT_MIN by -1 (no trap), and launches from several Python threads at once.
 
 Covered elsewhere: an empty 1-D grid and 65,537 programs on axis 0 (test_vector_add.py), the
 num_threads option and OMP_NUM_THREADS (test_launch_threads.py), failing device asserts
@@ -460,3 +460,47 @@ def test_concurrent_first_launches_compile_in_parallel():
         torch.testing.assert_close(out, x * 2 + B, rtol=1e-6, atol=1e-6)
 
     _in_threads(6, work)
+
+
+@triton.jit
+def divide_kernel(a_ptr, b_ptr, q_ptr, r_ptr, n, s_ptr, scalar_divisor, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    # Masked-off lanes divide by the `other` zero, as GPU kernels often do.
+    a = tl.load(a_ptr + offs, mask=mask, other=0)
+    b = tl.load(b_ptr + offs, mask=mask, other=0)
+    tl.store(q_ptr + offs, a // b, mask=mask)
+    tl.store(r_ptr + offs, a % b, mask=mask)
+    # A scalar division: scalar code, not vector code.
+    first = tl.load(a_ptr)
+    divisor = scalar_divisor.to(first.dtype)
+    tl.store(s_ptr, first // divisor)
+    tl.store(s_ptr + 1, first % divisor)
+
+
+@pytest.mark.parametrize("dtype", [torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8])
+def test_integer_division_by_zero_is_defined(dtype):
+    # Division by zero and INT_MIN / -1 are undefined in LLVM and trap on x86 (SIGFPE killed the
+    # process). They get RISC-V's results on every target: x / 0 = -1 (all ones), x % 0 = x,
+    # INT_MIN / -1 = INT_MIN, INT_MIN % -1 = 0. Elsewhere Triton's C semantics (truncation).
+    info = torch.iinfo(dtype)
+    g = torch.Generator().manual_seed(0)
+    a = torch.randint(info.min, info.max, (100,), generator=g, dtype=torch.int64)
+    b = torch.randint(-3 if info.min < 0 else 0, 4, (100,), generator=g, dtype=torch.int64)
+    a[:4] = torch.tensor([info.min, info.min, info.max, 0])
+    b[:4] = torch.tensor([-1 if info.min < 0 else 0, 0, 0, 0])
+    a, b = a.to(dtype), b.to(dtype)
+    q, r, s = torch.empty_like(a), torch.empty_like(a), torch.empty(2, dtype=dtype)
+    divide_kernel[(1,)](a, b, q, r, 100, s, 0, BLOCK=128)
+
+    wide_a, wide_b = a.to(torch.int64), b.to(torch.int64)
+    # (torch itself traps on int64 INT_MIN / -1: divide by 1 there, which gives the same results.)
+    safe_b = torch.where((wide_b == 0) | ((wide_a == info.min) & (wide_b == -1)), 1, wide_b)
+    expected_q = torch.where(wide_b == 0, -1, torch.div(wide_a, safe_b, rounding_mode="trunc"))
+    expected_r = torch.where(
+        wide_b == 0, wide_a, wide_a - torch.div(wide_a, safe_b, rounding_mode="trunc") * safe_b
+    )
+    # INT_MIN / -1 wraps to INT_MIN in the dtype; so do all-ones quotients of unsigned types.
+    assert torch.equal(q, expected_q.to(dtype))
+    assert torch.equal(r, expected_r.to(dtype))
+    assert torch.equal(s, torch.tensor([-1, a[0].item()]).to(dtype))
