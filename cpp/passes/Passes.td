@@ -70,14 +70,17 @@ def HoistStoreAddresses : Pass<"spine-hoist-store-addresses", "ModuleOp"> {
   }];
 }
 
-def DefineIntegerDivision : Pass<"spine-define-integer-division", "ModuleOp"> {
-  let summary = "Give integer division by zero and INT_MIN / -1 defined results";
+def DefineIntegerArithmetic
+    : Pass<"spine-define-integer-arithmetic", "ModuleOp"> {
+  let summary = "Give integer division by zero and over-wide shifts defined results";
   let description = [{
-    LLVM leaves them undefined and x86 traps on them (SIGFPE), yet Triton
-    kernels divide in lanes they mask off. Every integer (not index)
-    division and remainder whose divisor is not a safe constant gets
-    RISC-V's results: x / 0 = -1 (all ones), x % 0 = x, INT_MIN / -1 =
-    INT_MIN, INT_MIN % -1 = 0.
+    LLVM leaves them undefined (x86's idiv traps, SIGFPE), yet Triton
+    kernels divide and shift in lanes they mask off. Every integer (not
+    index) division, remainder and shift whose second operand is not a safe
+    constant gets defined results: RISC-V's for division (x / 0 = -1, all
+    ones; x % 0 = x; INT_MIN / -1 = INT_MIN; INT_MIN % -1 = 0) and torch's
+    for shifts by the width or more (<< and unsigned >> give 0, signed >>
+    the sign).
   }];
 }
 

@@ -168,7 +168,7 @@ void buildSpineTritonPipeline(OpPassManager &pm,
   pm.addPass(createSCFToControlFlowPass());
   pm.addPass(std::make_unique<ExpandArithForLLVMPass>());
   // After ceil/floor division are expanded into plain divisions.
-  pm.addPass(createDefineIntegerDivision());
+  pm.addPass(createDefineIntegerArithmetic());
   // Math with an LLVM intrinsic first; the rest (tanh, erf, ...) calls libm,
   // one call per lane of a vector: before vector-to-llvm, which lowers the
   // lane extracts and inserts that unrolling makes.

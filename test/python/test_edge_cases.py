@@ -1,7 +1,7 @@
 """Edge cases of launches and tensors: empty and 3-D grids, grids beyond 65,535 on every axis,
 zero-size and non-contiguous tensors, tensors on another device, offsets beyond 2**31 into a large
 tensor, NaN and infinity in reductions and max/min (as torch has them), integer division by zero and of
-INT_MIN by -1 (no trap), and launches from several Python threads at once.
+INT_MIN by -1 (no trap), shifts by the width or more (as torch), and launches from several Python threads at once.
 
 Covered elsewhere: an empty 1-D grid and 65,537 programs on axis 0 (test_vector_add.py), the
 num_threads option and OMP_NUM_THREADS (test_launch_threads.py), failing device asserts
@@ -504,3 +504,28 @@ def test_integer_division_by_zero_is_defined(dtype):
     assert torch.equal(q, expected_q.to(dtype))
     assert torch.equal(r, expected_r.to(dtype))
     assert torch.equal(s, torch.tensor([-1, a[0].item()]).to(dtype))
+
+
+@triton.jit
+def shift_kernel(a_ptr, s_ptr, left_ptr, right_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    mask = offs < n
+    a = tl.load(a_ptr + offs, mask=mask)
+    s = tl.load(s_ptr + offs, mask=mask)
+    tl.store(left_ptr + offs, a << s, mask=mask)
+    tl.store(right_ptr + offs, a >> s, mask=mask)
+
+
+@pytest.mark.parametrize("dtype", [torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8])
+def test_shifts_by_the_width_or_more_match_torch(dtype):
+    # LLVM makes them poison; x86's scalar shifts take the count modulo the width and its vector
+    # shifts give 0, so int8 `x << 9` was x << 1 or 0 by lane. As torch defines them: << and
+    # unsigned >> give 0, signed >> the sign.
+    info = torch.iinfo(dtype)
+    n = info.bits + 20
+    a = torch.randint(info.min, info.max, (n,), generator=torch.Generator().manual_seed(1), dtype=torch.int64)
+    a, s = a.to(dtype), torch.arange(n).clamp(max=info.max).to(dtype)
+    left, right = torch.empty_like(a), torch.empty_like(a)
+    shift_kernel[(1,)](a, s, left, right, n, BLOCK=triton.next_power_of_2(n))
+    assert torch.equal(left, a << s)
+    assert torch.equal(right, a >> s)

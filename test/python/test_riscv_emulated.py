@@ -23,6 +23,7 @@ from triton.language.extra import libdevice
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
 from bare_matmul import bare_matmul_kernel
 from test_edge_cases import test_integer_division_by_zero_is_defined as check_integer_division
+from test_edge_cases import test_shifts_by_the_width_or_more_match_torch as check_shifts
 from test_grid_stride_loops import softmax_rows
 from tutorial_matmul import matmul_args
 
@@ -297,6 +298,12 @@ def test_integer_division_by_zero_is_defined(dtype):
     # RVV's vdiv and the scalar div define these results themselves; LLVM does not, so the kernel
     # selects them on RISC-V too (test_edge_cases.py has the cases).
     check_integer_division(dtype)
+
+
+@pytest.mark.parametrize("dtype", [torch.int8, torch.int32, torch.int64])
+def test_shifts_by_the_width_or_more_match_torch(dtype):
+    # RVV's shifts take the count modulo the width, as x86's scalar ones do.
+    check_shifts(dtype)
 
 
 @triton.jit

@@ -1,4 +1,4 @@
-// RUN: spine-triton-opt --spine-define-integer-division %s | FileCheck %s
+// RUN: spine-triton-opt --spine-define-integer-arithmetic %s | FileCheck %s
 
 // Signed division: the divisor is 1 where it is 0 or where INT_MIN meets -1,
 // and the quotient is -1 where it was 0 (INT_MIN / 1 is already INT_MIN).
@@ -64,5 +64,46 @@ func.func @unsafe_constants(%a: i32) -> (i32, i32) {
   %c0 = arith.constant 0 : i32
   %0 = arith.divsi %a, %cm1 : i32
   %1 = arith.divui %a, %c0 : i32
+  return %0, %1 : i32, i32
+}
+
+// Shifts by a count not known to be below the width: << and unsigned >> are
+// 0 from the width on (the count compared as unsigned: negative counts too),
+// signed >> takes at most width - 1, the sign.
+// CHECK-LABEL: func.func @shifts(
+// CHECK-SAME: %[[X:.*]]: vector<8xi8>, %[[S:.*]]: vector<8xi8>)
+// CHECK-DAG: %[[SEVEN:.*]] = arith.constant dense<7> : vector<8xi8>
+// CHECK-DAG: %[[ZERO:.*]] = arith.constant dense<0> : vector<8xi8>
+// CHECK: %[[IN:.*]] = arith.cmpi ule, %[[S]], %[[SEVEN]]
+// CHECK: %[[L:.*]] = arith.shli %[[X]], %[[S]]
+// CHECK: %[[LEFT:.*]] = arith.select %[[IN]], %[[L]], %[[ZERO]]
+// CHECK: %[[IN2:.*]] = arith.cmpi ule, %[[S]], %{{.*}}
+// CHECK: %[[R:.*]] = arith.shrui %[[X]], %[[S]]
+// CHECK: %[[RIGHT:.*]] = arith.select %[[IN2]], %[[R]], %{{.*}}
+// CHECK: %[[CLAMPED:.*]] = arith.minui %[[S]], %{{.*}}
+// CHECK: %[[SIGNED:.*]] = arith.shrsi %[[X]], %[[CLAMPED]]
+// CHECK: return %[[LEFT]], %[[RIGHT]], %[[SIGNED]]
+func.func @shifts(%x: vector<8xi8>, %s: vector<8xi8>) -> (vector<8xi8>, vector<8xi8>, vector<8xi8>) {
+  %0 = arith.shli %x, %s : vector<8xi8>
+  %1 = arith.shrui %x, %s : vector<8xi8>
+  %2 = arith.shrsi %x, %s : vector<8xi8>
+  return %0, %1, %2 : vector<8xi8>, vector<8xi8>, vector<8xi8>
+}
+
+// Constant counts below the width stay as they are; 32 is not one of them.
+// CHECK-LABEL: func.func @constant_counts(
+// CHECK-NEXT: arith.constant 5 : i32
+// CHECK-NEXT: arith.constant 32 : i32
+// CHECK-NEXT: arith.shli
+// CHECK-NEXT: arith.constant 31 : i32
+// CHECK-NEXT: arith.constant 0 : i32
+// CHECK-NEXT: arith.cmpi ule
+// CHECK-NEXT: arith.shrui
+// CHECK-NEXT: arith.select
+func.func @constant_counts(%x: i32) -> (i32, i32) {
+  %c5 = arith.constant 5 : i32
+  %c32 = arith.constant 32 : i32
+  %0 = arith.shli %x, %c5 : i32
+  %1 = arith.shrui %x, %c32 : i32
   return %0, %1 : i32, i32
 }
