@@ -395,13 +395,14 @@ def LowerStridedCopies : Pass<"spine-lower-strided-copies"> {
 def ApproximateMath : Pass<"spine-approximate-math"> {
   let summary = "Vectorizable polynomial approximations of math functions";
   let description = [{
-    Rewrites exp, exp2, log, log2, log1p, expm1, tanh, erf, atan, sin, cos,
-    pow and friends on f32 (and on f16/bf16 through f32) into arithmetic, so
-    loops over them vectorize instead of calling libm once per element. f64
-    exp, exp2, log, log2, expm1, log1p, tanh, sin and cos are polynomials too; other f64 math
-    keeps the (accurate) libm calls. sin and cos branch to libm for
-    arguments beyond 2^36 (f32) or 2^19 (f64), infinities and NaN, so the
-    pass runs before SCF is lowered.
+    Rewrites exp, exp2, log, log2, log1p, expm1, tanh, erf, atan, atan2,
+    cbrt, sin, cos, pow and friends on f32 (and on f16/bf16 through f32) into
+    arithmetic, so loops over them vectorize instead of calling libm once per
+    element. f64 exp, exp2, log, log2, expm1, log1p, tanh, sin and cos are
+    polynomials too, and the hyperbolic functions of both are written in
+    terms of those; other f64 math keeps the (accurate) libm calls. sin and
+    cos branch to libm for arguments beyond 2^36 (f32) or 2^19 (f64),
+    infinities and NaN, so the pass runs before SCF is lowered.
   }];
   let dependentDialects = ["arith::ArithDialect", "LLVM::LLVMDialect",
                            "math::MathDialect", "scf::SCFDialect",
