@@ -402,19 +402,26 @@ func.func @atan_f32(%x: f32) -> f32 {
   return %0 : f32
 }
 
-// f32 cbrt: a subnormal x scaled by 2^24 (the result then by 2^-8),
-// and +-inf passed through (MLIR's approximation made it NaN).
+// f32 cbrt: a subnormal x scaled by 2^24 (the result then by 2^-8), one
+// Newton step after MLIR's approximation (r - (r^3 - s) / (3 r^2), none at
+// 0), and +-inf passed through (MLIR's approximation made it NaN).
 // CHECK-LABEL: func.func @cbrt_f32(
 // CHECK-DAG: %[[SMALLEST:.*]] = arith.constant 1.17549435E-38 : f32
 // CHECK-DAG: %[[UNSCALE:.*]] = arith.constant 3.906250e-03 : f32
 // CHECK-DAG: %[[INF:.*]] = arith.constant 0x7F800000 : f32
+// CHECK-DAG: %[[THREE:.*]] = arith.constant 3.000000e+00 : f32
 // CHECK: %[[A:.*]] = math.absf %[[X:.*]] : f32
 // CHECK: %[[TINY:.*]] = arith.cmpf olt, %[[A]], %[[SMALLEST]]
+// CHECK: %[[RESIDUAL:.*]] = math.fma %[[SQUARE:[^,]*]], %[[R:[^,]*]], %{{.*}} : f32
+// CHECK: %[[DENOMINATOR:.*]] = arith.mulf %[[SQUARE]], %[[THREE]]
+// CHECK: %[[STEP:.*]] = arith.divf %[[RESIDUAL]], %[[DENOMINATOR]]
+// CHECK: %[[NEWTON:.*]] = arith.subf %[[R]], %[[STEP]]
+// CHECK: %[[REFINED:.*]] = arith.select %{{.*}}, %{{.*}}, %[[NEWTON]]
 // CHECK: %[[SCALE:.*]] = arith.select %[[TINY]], %[[UNSCALE]]
-// CHECK: %[[R:.*]] = arith.mulf %{{.*}}, %[[SCALE]]
+// CHECK: %[[UNSCALED:.*]] = arith.mulf %[[REFINED]], %[[SCALE]]
 // CHECK: %[[AX:.*]] = math.absf %[[X]]
 // CHECK: %[[INFINITE:.*]] = arith.cmpf oeq, %[[AX]], %[[INF]]
-// CHECK: %[[Y:.*]] = arith.select %[[INFINITE]], %[[X]], %[[R]]
+// CHECK: %[[Y:.*]] = arith.select %[[INFINITE]], %[[X]], %[[UNSCALED]]
 // CHECK: return %[[Y]]
 // CHECK-NOT: math.cbrt
 func.func @cbrt_f32(%x: f32) -> f32 {
