@@ -2,7 +2,7 @@
 //
 // MLIR's f32 atan2 approximation was 40 ulp off near 0.58 and got C's special
 // cases wrong (atan2(+-0, +-0) and atan2(+-inf, +-inf) were NaN, a negative y
-// over -0 or -inf gave +pi). Ours, within 2 ulp: the quotient of the smaller
+// over -0 or -inf gave +pi). Ours, within 2.1 ulp: the quotient of the smaller
 // by the larger of |x| and |y| in [0, 1], above tan(pi/8) moved next to 0 by
 // atan(a) = pi/4 + atan((a - 1) / (a + 1)) (one division either way), a
 // polynomial there, then the octant's multiple of pi/4 added back (in two
