@@ -283,17 +283,24 @@ struct ExpF32 : OpRewritePattern<math::ExpOp> {
   }
 };
 
+/// An f32 argument brought into the normal range (scaleSubnormalArguments).
+struct ScaledArgument {
+  Value x;      // the argument
+  Value tiny;   // where x was subnormal (or zero)
+  Value scaled; // x, times 2^24 where tiny
+};
+
 /// MLIR's f32 log, log2 and cbrt approximations take the exponent from the
 /// float's exponent field, which is 0 for a subnormal x: log(1e-40) came out
 /// as log(2^-126) = -87.3 instead of -92.1, cbrt(1e-44) 37 times too large.
 /// A subnormal x is scaled by 2^24 into the normal range and `unscale` takes
-/// the scale's effect off the result where `tiny` holds: a compare and two
+/// the scale's effect off the result where it was scaled: a compare and two
 /// selects or so per element.
 template <typename Op>
 void scaleSubnormalArguments(
-    Operation *root,
-    function_ref<Value(ElementwiseBuilder &, Value x, Value result, Value tiny)>
-        unscale) {
+    Operation *root, function_ref<Value(ElementwiseBuilder &,
+                                        const ScaledArgument &, Value result)>
+                         unscale) {
   root->walk([&](Op op) {
     Type type = op.getType();
     if (!getElementTypeOrSelf(type).isF32())
@@ -306,7 +313,7 @@ void scaleSubnormalArguments(
         e.cmpf(arith::CmpFPredicate::OLT, e.abs(x), e.fLike(x, 0x1p-126));
     Value scaled = e.select(tiny, e.mul(x, e.fLike(x, 0x1p24)), x);
     Value result = Op::create(b, op.getLoc(), scaled, op.getFastmathAttr());
-    op.getResult().replaceAllUsesWith(unscale(e, x, result, tiny));
+    op.getResult().replaceAllUsesWith(unscale(e, {x, tiny, scaled}, result));
     op.erase();
   });
 }
@@ -314,9 +321,10 @@ void scaleSubnormalArguments(
 /// A function of a subnormal-scaled x less `offset` there (log(2^24 x) =
 /// log(x) + offset).
 auto lessWhereTiny(double offset) {
-  return [offset](ElementwiseBuilder &e, Value, Value result, Value tiny) {
-    return e.sub(result,
-                 e.select(tiny, e.fLike(result, offset), e.fLike(result, 0.0)));
+  return [offset](ElementwiseBuilder &e, const ScaledArgument &argument,
+                  Value result) {
+    return e.sub(result, e.select(argument.tiny, e.fLike(result, offset),
+                                  e.fLike(result, 0.0)));
   };
 }
 
@@ -324,9 +332,10 @@ auto lessWhereTiny(double offset) {
 /// (MLIR's is up to 11 ulp off, 1.4e-6, more than torch.testing's default
 /// fp32 tolerance; after the step within 1 ulp), cbrt(2^24 x) = 2^8 cbrt(x)
 /// where x was scaled, and cbrt(+-inf), which MLIR's made NaN, x itself.
-Value refineCbrt(ElementwiseBuilder &e, Value x, Value result, Value tiny) {
+Value refineCbrt(ElementwiseBuilder &e, const ScaledArgument &argument,
+                 Value result) {
   using arith::CmpFPredicate;
-  Value scaled = e.select(tiny, e.mul(x, e.fLike(x, 0x1p24)), x);
+  auto [x, tiny, scaled] = argument;
   // r - (r^3 - s) / (3 r^2), the residual with one rounding less by an fma;
   // cbrt(+-0) is +-0 and has no step.
   Value square = e.mul(result, result);

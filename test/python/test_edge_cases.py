@@ -478,11 +478,11 @@ def divide_kernel(a_ptr, b_ptr, q_ptr, r_ptr, n, s_ptr, scalar_divisor, BLOCK: t
     tl.store(s_ptr + 1, first % divisor)
 
 
-@pytest.mark.parametrize("dtype", [torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8])
-def test_integer_division_by_zero_is_defined(dtype):
-    # Division by zero and INT_MIN / -1 are undefined in LLVM and trap on x86 (SIGFPE killed the
-    # process). They get RISC-V's results on every target: x / 0 = -1 (all ones), x % 0 = x,
-    # INT_MIN / -1 = INT_MIN, INT_MIN % -1 = 0. Elsewhere Triton's C semantics (truncation).
+def check_integer_division(dtype):
+    """Division by zero and INT_MIN / -1 are undefined in LLVM and trap on x86 (SIGFPE killed the
+    process). They get RISC-V's results on every target: x / 0 = -1 (all ones), x % 0 = x,
+    INT_MIN / -1 = INT_MIN, INT_MIN % -1 = 0. Elsewhere Triton's C semantics (truncation). Also run
+    for RISC-V code by test_riscv_emulated.py."""
     info = torch.iinfo(dtype)
     g = torch.Generator().manual_seed(0)
     a = torch.randint(info.min, info.max, (100,), generator=g, dtype=torch.int64)
@@ -506,6 +506,11 @@ def test_integer_division_by_zero_is_defined(dtype):
     assert torch.equal(s, torch.tensor([-1, a[0].item()]).to(dtype))
 
 
+@pytest.mark.parametrize("dtype", [torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8])
+def test_integer_division_by_zero_is_defined(dtype):
+    check_integer_division(dtype)
+
+
 @triton.jit
 def shift_kernel(a_ptr, s_ptr, left_ptr, right_ptr, n, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)
@@ -516,11 +521,11 @@ def shift_kernel(a_ptr, s_ptr, left_ptr, right_ptr, n, BLOCK: tl.constexpr):
     tl.store(right_ptr + offs, a >> s, mask=mask)
 
 
-@pytest.mark.parametrize("dtype", [torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8])
-def test_shifts_by_the_width_or_more_match_torch(dtype):
-    # LLVM makes them poison; x86's scalar shifts take the count modulo the width and its vector
-    # shifts give 0, so int8 `x << 9` was x << 1 or 0 by lane. As torch defines them: << and
-    # unsigned >> give 0, signed >> the sign.
+def check_shifts(dtype):
+    """Shifts by the width or more: LLVM makes them poison; x86's scalar shifts take the count
+    modulo the width and its vector shifts give 0, so int8 `x << 9` was x << 1 or 0 by lane. As
+    torch defines them: << and unsigned >> give 0, signed >> the sign. Also run for RISC-V code by
+    test_riscv_emulated.py."""
     info = torch.iinfo(dtype)
     n = info.bits + 20
     a = torch.randint(info.min, info.max, (n,), generator=torch.Generator().manual_seed(1), dtype=torch.int64)
@@ -529,3 +534,8 @@ def test_shifts_by_the_width_or_more_match_torch(dtype):
     shift_kernel[(1,)](a, s, left, right, n, BLOCK=triton.next_power_of_2(n))
     assert torch.equal(left, a << s)
     assert torch.equal(right, a >> s)
+
+
+@pytest.mark.parametrize("dtype", [torch.int8, torch.int16, torch.int32, torch.int64, torch.uint8])
+def test_shifts_by_the_width_or_more_match_torch(dtype):
+    check_shifts(dtype)

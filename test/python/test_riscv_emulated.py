@@ -22,8 +22,7 @@ from triton.language.extra import libdevice
 # The arguments every matmul kernel starts with: one definition, in examples/ (a directory of scripts).
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
 from bare_matmul import bare_matmul_kernel
-from test_edge_cases import test_integer_division_by_zero_is_defined as check_integer_division
-from test_edge_cases import test_shifts_by_the_width_or_more_match_torch as check_shifts
+from test_edge_cases import check_integer_division, check_shifts
 from test_grid_stride_loops import softmax_rows
 from tutorial_matmul import matmul_args
 
