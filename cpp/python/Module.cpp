@@ -61,7 +61,7 @@ nb::bytes compileLLVMIR(const std::string &llir, std::string triple,
 }
 
 void launch(uintptr_t entry, const nb::bytes &args, int64_t gx, int64_t gy,
-            int64_t gz, int numThreads) {
+            int64_t gz, int numThreads, bool independentPrograms) {
   if (entry == 0)
     throw nb::value_error("launch: null kernel entry address");
   if (args.size() % sizeof(uint64_t) != 0)
@@ -79,8 +79,10 @@ void launch(uintptr_t entry, const nb::bytes &args, int64_t gx, int64_t gy,
   int status;
   {
     nb::gil_scoped_release release;
-    status = spine_launch(reinterpret_cast<SpineKernelEntry>(entry), slots, gx,
-                          gy, gz, numThreads);
+    status = spine_launch(
+        reinterpret_cast<SpineKernelEntry>(entry), slots, gx, gy, gz,
+        numThreads,
+        independentPrograms ? SPINE_LAUNCH_INDEPENDENT_PROGRAMS : 0);
   }
   if (status == SPINE_LAUNCH_BAD_GRID)
     throw nb::value_error(("launch: invalid grid (" + std::to_string(gx) +
@@ -161,7 +163,9 @@ NB_MODULE(_C, m) {
   m.def("llvm_version", &spine::llvmVersion);
 
   m.def("launch", &launch, "entry_address"_a, "args"_a, "gx"_a, "gy"_a, "gz"_a,
-        "num_threads"_a = 0,
+        "num_threads"_a = 0, "independent_programs"_a = false,
         "Run the grid of a kernel entry point over OpenMP threads "
-        "(num_threads <= 0: the OpenMP default) with the GIL released.");
+        "(num_threads <= 0: the OpenMP default) with the GIL released. "
+        "independent_programs: no program waits for another, so a thread "
+        "may claim several at once.");
 }

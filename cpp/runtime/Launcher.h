@@ -26,13 +26,21 @@ enum SpineLaunchStatus {
   SPINE_LAUNCH_BAD_GRID = 1,
 };
 
+/// Flags of spine_launch.
+enum SpineLaunchFlags {
+  /// No program waits for another (the kernel has no atomics and no volatile
+  /// loads): a thread may claim several programs of its share at once.
+  SPINE_LAUNCH_INDEPENDENT_PROGRAMS = 1,
+};
+
 /// Runs the gx*gy*gz programs of `entry` with the packed `args` over
 /// `numThreads` OpenMP threads (<= 0: the OpenMP default, which honours
 /// OMP_NUM_THREADS): each thread a contiguous share of the grid, pid_x varying
 /// fastest, in increasing order; a thread done with its share takes the back
-/// half of another's rest. A grid with zero programs runs nothing.
+/// half of another's rest. `flags` are SpineLaunchFlags. A grid with zero
+/// programs runs nothing.
 int spine_launch(SpineKernelEntry entry, const uint64_t *args, int64_t gx,
-                 int64_t gy, int64_t gz, int numThreads);
+                 int64_t gy, int64_t gz, int numThreads, unsigned flags);
 
 #ifdef __cplusplus
 }

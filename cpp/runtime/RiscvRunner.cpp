@@ -36,7 +36,7 @@ struct ArenaHeader {
   uint32_t numSlots;
   int64_t grid[3];
   int32_t numThreads;
-  uint32_t reserved;
+  uint32_t flags; // SpineLaunchFlags
   char entry[256];
 };
 static_assert(sizeof(ArenaHeader) == 304,
@@ -109,7 +109,7 @@ int main(int argc, char **argv) {
     return fail("the kernel library has no entry point", header.entry);
 
   if (spine_launch(entry, slots, header.grid[0], header.grid[1], header.grid[2],
-                   header.numThreads) != SPINE_LAUNCH_OK)
+                   header.numThreads, header.flags) != SPINE_LAUNCH_OK)
     return fail("invalid grid", nullptr);
   // The mapping is MAP_SHARED: the results are in the file already.
   auto *state =

@@ -62,6 +62,10 @@ _ERROR_LINE = re.compile(
 )
 # "'tt.foo' op ..." (Operation::emitOpError) or "... operation 'tt.foo' ..." (dialect conversion).
 _OP_IN_MESSAGE = re.compile(r"'(?P<op>[a-z_]\w*\.[\w.]+)' op|operation '(?P<op2>[a-z_]\w*\.[\w.]+)'")
+# TTIR through which one program can wait for another: atomics (a flag another program sets, a
+# lock) and volatile loads (a spin on a plain store). Without any, the launcher may claim a
+# thread's programs several at once (docs/kernel-abi.md, "The launcher").
+_PROGRAMS_MAY_WAIT = re.compile(r"\btt\.atomic_\w+|isVolatile = true")
 _OP_IN_NOTE = re.compile(r"see current operation:\s*(?:%[^=\n]+= )?\"?([a-z_]\w*\.[\w.]+)")
 
 
@@ -340,9 +344,9 @@ class CPUBackend(BaseBackend):
         metadata["name"] = name
         metadata["entry_name"] = name + ENTRY_SUFFIX
         metadata["shared"] = CORE_MEMORY
-        return _run(
-            name, "linalg", _C.run_pipeline, str(mod), "builtin.module(triton-to-linalg-experimental)"
-        )
+        ttir = str(mod)
+        metadata["independent_programs"] = _PROGRAMS_MAY_WAIT.search(ttir) is None
+        return _run(name, "linalg", _C.run_pipeline, ttir, "builtin.module(triton-to-linalg-experimental)")
 
     def make_llmlir(self, src, metadata, options):
         from . import _C

@@ -176,6 +176,7 @@ class CPULauncher:
 
         self.pack = make_arg_packer(list(src.signature.values()), list(src.signature))
         self.num_threads = metadata.num_threads or _default_num_threads()
+        self.independent_programs = metadata.independent_programs
         self.launch = _C.launch
 
     def __call__(
@@ -193,7 +194,15 @@ class CPULauncher:
     ):
         if launch_enter_hook is not None:
             launch_enter_hook(launch_metadata)
-        self.launch(function, self.pack(*args), gridX, gridY, gridZ, self.num_threads)
+        self.launch(
+            function,
+            self.pack(*args),
+            gridX,
+            gridY,
+            gridZ,
+            self.num_threads,
+            self.independent_programs,
+        )
         if launch_exit_hook is not None:
             launch_exit_hook(launch_metadata)
         # The one per-launch cost of device asserts: a dict miss for kernels without any.
@@ -208,7 +217,11 @@ class EmulatedLauncher:
     def __init__(self, src, metadata, target):
         num_threads = metadata.num_threads or _default_num_threads()
         self.emulator = emulation.Emulator(
-            target, metadata.name + ENTRY_SUFFIX, list(src.signature.values()), num_threads
+            target,
+            metadata.name + ENTRY_SUFFIX,
+            list(src.signature.values()),
+            num_threads,
+            metadata.independent_programs,
         )
 
     def __call__(

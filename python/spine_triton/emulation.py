@@ -30,7 +30,7 @@ SYSROOT = "/usr/riscv64-linux-gnu"
 QEMU_FLAGS_ENV = "SPINE_TRITON_QEMU_FLAGS"
 
 # The runner's ArenaHeader (cpp/runtime/RiscvRunner.cpp): magic, version, slot count, grid,
-# threads, reserved, entry symbol.
+# threads, launch flags (SpineLaunchFlags), entry symbol.
 _HEADER = struct.Struct("<8sII3qiI256s")
 _MAGIC = b"SPINEEMU"
 _VERSION = 1
@@ -127,13 +127,22 @@ def _bytes_at(address: int, size: int):
 class Emulator:
     """Launches one kernel's library under qemu-user."""
 
-    def __init__(self, target: targets.Target, entry: str, signature, num_threads: int):
+    def __init__(
+        self,
+        target: targets.Target,
+        entry: str,
+        signature,
+        num_threads: int,
+        independent_programs: bool = False,
+    ):
         if len(entry.encode()) >= 256:
             raise EmulationError(f"spine-triton: entry point name too long to emulate: {entry}")
         self.target = target
         self.entry = entry
         self.pack, self.num_slots = make_packer(signature)
         self.num_threads = num_threads
+        # SPINE_LAUNCH_INDEPENDENT_PROGRAMS (cpp/runtime/Launcher.h).
+        self.launch_flags = 1 if independent_programs else 0
 
     def launch(self, library: str, grid: tuple[int, int, int], args):
         if 0 in grid:
@@ -158,7 +167,7 @@ class Emulator:
             flags[index] = 1
 
         header = _HEADER.pack(
-            _MAGIC, _VERSION, self.num_slots, *grid, self.num_threads, 0, self.entry.encode()
+            _MAGIC, _VERSION, self.num_slots, *grid, self.num_threads, self.launch_flags, self.entry.encode()
         )
         shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
         fd, arena = tempfile.mkstemp(prefix="spine-triton-arena-", dir=shm)
