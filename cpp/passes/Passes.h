@@ -49,6 +49,11 @@ struct SpineTritonPipelineOptions
       llvm::cl::desc("The target multiplies and adds pairs of bf16 into f32 "
                      "lanes (x86 AVX512-BF16 vdpbf16ps)"),
       llvm::cl::init(false)};
+  Option<bool> int16PairProduct{
+      *this, "int16-pair-product",
+      llvm::cl::desc("The target multiplies pairs of int16 and adds each "
+                     "pair's products into an i32 lane (x86 vpmaddwd)"),
+      llvm::cl::init(false)};
   Option<bool> shuffleTransposes{
       *this, "shuffle-transposes",
       llvm::cl::desc("Transpose 2-D tiles in vector registers by shuffles "

@@ -148,7 +148,10 @@ def VectorizeMatmul : Pass<"spine-vectorize-matmul", "func::FuncOp"> {
     int8) are widened in registers. With bf16-dot-product (x86 AVX512-BF16),
     bf16 inputs with an f32 accumulator multiply pairs of K steps at once
     (vdpbf16ps): B's tile is packed with the rows of each pair interleaved,
-    and each step broadcasts a pair of A's elements. B buffers of the
+    and each step broadcasts a pair of A's elements. With int16-pair-product
+    (x86 vpmaddwd), int8 inputs with an i32 accumulator do the same with
+    pairs widened to int16 (each pair's two products summed into an i32
+    lane, exactly). B buffers of the
     kernel's with rows of a multiple of 1 KiB (whose K rows would share a
     few L1 sets) get a cache line of padding per row. Shapes it cannot block
     are left alone.
@@ -161,6 +164,10 @@ def VectorizeMatmul : Pass<"spine-vectorize-matmul", "func::FuncOp"> {
     Option<"bf16DotProduct", "bf16-dot-product", "bool", /*default=*/"false",
            "The target multiplies and adds pairs of bf16 into f32 lanes "
            "(x86 AVX512-BF16 vdpbf16ps)">,
+    Option<"int16PairProduct", "int16-pair-product", "bool",
+           /*default=*/"false",
+           "The target multiplies pairs of int16 and adds each pair's "
+           "products into an i32 lane (x86 vpmaddwd)">,
   ];
   let dependentDialects = ["vector::VectorDialect", "scf::SCFDialect",
                            "arith::ArithDialect", "memref::MemRefDialect",

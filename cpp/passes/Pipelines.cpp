@@ -135,6 +135,7 @@ void buildSpineTritonPipeline(OpPassManager &pm,
   matmul.vectorBits = options.vectorBits;
   matmul.vectorRegisters = options.vectorRegisters;
   matmul.bf16DotProduct = options.bf16DotProduct;
+  matmul.int16PairProduct = options.int16PairProduct;
   pm.addNestedPass<func::FuncOp>(createVectorizeMatmul(matmul));
   if (options.shuffleTransposes && options.vectorBits > 0) {
     VectorizeTransposesOptions transposes;

@@ -25,7 +25,12 @@
 // B's tile is first packed with the rows of each pair of K steps
 // interleaved (Bp[k/2, 2n + k%2] = B[k, n]), once per matmul, for all the
 // row blocks that read it; each step broadcasts A[i+r, k:k+2], one 32-bit
-// pair, to every lane.
+// pair, to every lane. With int16-pair-product (x86 vpmaddwd), int8 A and
+// B with an i32 C do the same in int16: B's pairs are widened as they are
+// packed, A is widened once into a packed copy when several column blocks
+// read it, and each step adds a[2l] * b[2l] + a[2l+1] * b[2l+1] (exact: each
+// product is at most 2^14) to i32 lane l, with twice the K steps per
+// instruction of widening to i32 and multiplying (vpmulld).
 //
 //===----------------------------------------------------------------------===//
 
@@ -138,8 +143,13 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
     int64_t mainRows = M - M % mr;
     OpBuilder b(op);
     Value packedB;
-    if (usesBf16Pairs(A, B, accType, K, N, lanes)) {
-      packedB = packPairs(b, op, B, K, N, lanes);
+    if (Type pairType = pairElementType(A, B, accType, K, N, lanes)) {
+      // Each step reads a pair of A's elements per row: widened once when
+      // several column blocks read them (as below).
+      if (elementType(A) != pairType && N / (cols * lanes) > 1 &&
+          M * K * pairType.getIntOrFloatBitWidth() / 8 <= kMaxPackedBytes)
+        A = packWidened(b, op, A, pairType, lanes);
+      packedB = packPairs(b, op, B, K, N, lanes, pairType);
     } else {
       // Narrower inputs (f16 or bf16 with an f32 C, i8 with i32) would be
       // widened in the K loop, once per use: every A element per column block
@@ -206,13 +216,22 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
                               type.getMemorySpace()));
   }
 
-  /// Whether the micro-kernel multiplies pairs of bf16 K steps at once
-  /// (vdpbf16ps on 256- or 512-bit vectors of f32 lanes).
-  bool usesBf16Pairs(Value A, Value B, Type accType, int64_t K, int64_t N,
-                     int64_t lanes) const {
-    return bf16DotProduct && accType.isF32() && elementType(A).isBF16() &&
-           elementType(B).isBF16() && (lanes == 16 || lanes == 8) &&
-           K % 2 == 0 && K * N * 2 <= kMaxPackedBytes;
+  /// The element type in which the micro-kernel multiplies pairs of K
+  /// steps at once, or null: bf16 (vdpbf16ps on 256- or 512-bit vectors of
+  /// f32 lanes) or i16 (vpmaddwd on 128- to 512-bit vectors of i32 lanes,
+  /// int8 inputs widened).
+  Type pairElementType(Value A, Value B, Type accType, int64_t K, int64_t N,
+                       int64_t lanes) const {
+    if (K % 2 != 0 || K * N * 2 > kMaxPackedBytes)
+      return {};
+    Type a = elementType(A), bElt = elementType(B);
+    if (bf16DotProduct && accType.isF32() && a.isBF16() && bElt.isBF16() &&
+        (lanes == 16 || lanes == 8))
+      return a;
+    if (int16PairProduct && accType.isInteger(32) && a.isInteger(8) &&
+        bElt.isInteger(8) && (lanes == 16 || lanes == 8 || lanes == 4))
+      return IntegerType::get(accType.getContext(), 16);
+    return {};
   }
 
   /// A 64-byte aligned stack buffer of `type` at the top of `op`'s function:
@@ -226,15 +245,15 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
                                     b.getI64IntegerAttr(64));
   }
 
-  /// B [K, N] packed for vdpbf16ps: Bp[k/2, 2n + k%2] = B[k, n], a stack
-  /// buffer of the function, filled here by interleaving row pairs.
+  /// B [K, N] packed for the pair steps: Bp[k/2, 2n + k%2] = B[k, n] in
+  /// `pairType`, a stack buffer of the function, filled here by
+  /// interleaving row pairs (widened to `pairType`).
   Value packPairs(OpBuilder &b, linalg::MatmulOp op, Value B, int64_t K,
-                  int64_t N, int64_t lanes) {
+                  int64_t N, int64_t lanes, Type pairType) {
     Location loc = op.getLoc();
-    Type bf16 = b.getBF16Type();
-    auto packedType = MemRefType::get({K / 2, 2 * N}, bf16);
+    auto packedType = MemRefType::get({K / 2, 2 * N}, pairType);
     Value packed = createPackedBuffer(b, op, packedType);
-    auto half = VectorType::get({lanes}, bf16);
+    auto half = VectorType::get({lanes}, elementType(B));
     auto pairs = scf::ForOp::create(b, loc, constantIndex(b, loc, 0),
                                     constantIndex(b, loc, K / 2),
                                     constantIndex(b, loc, 1));
@@ -249,10 +268,12 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
                                         constantIndex(b, loc, lanes));
       b.setInsertionPointToStart(columns.getBody());
       Value n = columns.getInductionVar();
-      Value first =
-          vector::LoadOp::create(b, loc, half, B, ValueRange{even, n});
-      Value second =
-          vector::LoadOp::create(b, loc, half, B, ValueRange{odd, n});
+      Value first = widen(
+          b, loc, vector::LoadOp::create(b, loc, half, B, ValueRange{even, n}),
+          pairType);
+      Value second = widen(
+          b, loc, vector::LoadOp::create(b, loc, half, B, ValueRange{odd, n}),
+          pairType);
       Value pair = vector::InterleaveOp::create(b, loc, first, second);
       Value at = arith::MulIOp::create(b, loc, n, constantIndex(b, loc, 2));
       vector::StoreOp::create(b, loc, pair, packed, ValueRange{kk, at});
@@ -369,8 +390,7 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
 
     auto kLoop =
         packedB
-            ? emitBf16PairSteps(b, loc, A, packedB, K, rowIdx, colIdx, lanes,
-                                accs)
+            ? emitPairSteps(b, loc, A, packedB, K, rowIdx, colIdx, lanes, accs)
             : scf::ForOp::create(
                   b, loc, zero, constantIndex(b, loc, K), one, accs,
                   [&](OpBuilder &b, Location loc, Value k, ValueRange carried) {
@@ -401,19 +421,26 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
     b.setInsertionPointAfter(rows);
   }
 
-  /// The K loop of a block over pairs of K steps, with vdpbf16ps: each step
-  /// loads the packed B vectors of the pair (2 x lanes bf16) and, per row,
-  /// broadcasts A's pair as one 32-bit element.
-  static scf::ForOp emitBf16PairSteps(OpBuilder &b, Location loc, Value A,
-                                      Value packedB, int64_t K,
-                                      ArrayRef<Value> rowIdx,
-                                      ArrayRef<Value> colIdx, int64_t lanes,
-                                      ValueRange accs) {
-    Type bf16 = b.getBF16Type();
-    auto pairVec = VectorType::get({2 * lanes}, bf16);
-    auto accVec = VectorType::get({lanes}, b.getF32Type());
-    StringRef intrinsic = lanes == 16 ? "llvm.x86.avx512bf16.dpbf16ps.512"
-                                      : "llvm.x86.avx512bf16.dpbf16ps.256";
+  /// The K loop of a block over pairs of K steps (packPairs): each step
+  /// loads the packed B vectors of the pair (2 x lanes elements) and, per
+  /// row, broadcasts A's pair (widened to the pair type) as one 32-bit
+  /// element; vdpbf16ps adds the pairs' products to f32 lanes, vpmaddwd
+  /// sums them into i32 lanes that are added to the accumulators.
+  static scf::ForOp emitPairSteps(OpBuilder &b, Location loc, Value A,
+                                  Value packedB, int64_t K,
+                                  ArrayRef<Value> rowIdx,
+                                  ArrayRef<Value> colIdx, int64_t lanes,
+                                  ValueRange accs) {
+    Type pairType = elementType(packedB);
+    auto pairVec = VectorType::get({2 * lanes}, pairType);
+    auto accVec = cast<VectorType>(accs.front().getType());
+    bool bf16 = pairType.isBF16();
+    StringRef intrinsic =
+        bf16 ? (lanes == 16 ? "llvm.x86.avx512bf16.dpbf16ps.512"
+                            : "llvm.x86.avx512bf16.dpbf16ps.256")
+             : (lanes == 16  ? "llvm.x86.avx512.pmaddw.d.512"
+                : lanes == 8 ? "llvm.x86.avx2.pmadd.wd"
+                             : "llvm.x86.sse2.pmadd.wd");
     return scf::ForOp::create(
         b, loc, constantIndex(b, loc, 0), constantIndex(b, loc, K / 2),
         constantIndex(b, loc, 1), accs,
@@ -428,8 +455,11 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
           }
           SmallVector<Value> next;
           for (auto [r, row] : llvm::enumerate(rowIdx)) {
-            Value pair = vector::LoadOp::create(
-                b, loc, VectorType::get({2}, bf16), A, ValueRange{row, k});
+            Value pair = widen(b, loc,
+                               vector::LoadOp::create(
+                                   b, loc, VectorType::get({2}, elementType(A)),
+                                   A, ValueRange{row, k}),
+                               pairType);
             Value word = vector::ExtractOp::create(
                 b, loc,
                 vector::BitCastOp::create(
@@ -439,12 +469,21 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
                 b, loc, pairVec,
                 vector::BroadcastOp::create(
                     b, loc, VectorType::get({lanes}, b.getI32Type()), word));
-            for (auto [c, bv] : llvm::enumerate(bs))
-              next.push_back(
-                  LLVM::CallIntrinsicOp::create(
-                      b, loc, accVec, b.getStringAttr(intrinsic),
-                      ValueRange{carried[r * colIdx.size() + c], splat, bv})
-                      .getResult(0));
+            for (auto [c, bv] : llvm::enumerate(bs)) {
+              Value acc = carried[r * colIdx.size() + c];
+              if (bf16) {
+                next.push_back(LLVM::CallIntrinsicOp::create(
+                                   b, loc, accVec, b.getStringAttr(intrinsic),
+                                   ValueRange{acc, splat, bv})
+                                   .getResult(0));
+                continue;
+              }
+              Value sums = LLVM::CallIntrinsicOp::create(
+                               b, loc, accVec, b.getStringAttr(intrinsic),
+                               ValueRange{splat, bv})
+                               .getResult(0);
+              next.push_back(arith::AddIOp::create(b, loc, acc, sums));
+            }
           }
           scf::YieldOp::create(b, loc, next);
         });

@@ -184,6 +184,17 @@ def has_bf16_dot_product(target: Target) -> bool:
     return target.machine == "x86_64" and "+avx512bf16" in target.features.split(",")
 
 
+def has_int16_pair_product(target: Target) -> bool:
+    """Whether the target multiplies pairs of int16 and adds each pair's products into an int32
+    lane in one instruction at the width the code generator blocks for (x86's vpmaddwd: SSE2,
+    AVX2, AVX512BW), which tl.dot of int8 tiles then uses."""
+    if target.machine != "x86_64":
+        return False
+    bits, _ = vector_registers(target)
+    features = target.features.split(",")
+    return {128: True, 256: "+avx2" in features, 512: "+avx512bw" in features}[bits]
+
+
 def has_avx512_scalef(target: Target) -> bool:
     """Whether the target scales floats by powers of two in one instruction on 128-, 256- and
     512-bit vectors (x86 AVX512F and AVX512VL's vscalefps), which f32 exp and exp2 then use."""

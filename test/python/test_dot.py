@@ -130,6 +130,34 @@ def test_bf16_dot_uses_the_hosts_bf16_pair_instruction():
         assert "vdpbf16ps" not in asm
 
 
+@pytest.mark.parametrize("values", ["random", "extremes"])
+def test_int8_dot_uses_the_hosts_int16_pair_instruction(values):
+    """On x86, an int8 tl.dot with an int32 accumulator multiplies pairs of K steps with vpmaddwd
+    (B's tile packed with row pairs widened to int16), and no vpmulld is left; elsewhere it widens
+    to int32. Exact either way, also with every product -128 * -128 (a pair's sum 2^15, which an
+    int16 sum would overflow) or -128 * 127."""
+    from spine_triton import targets
+
+    torch.manual_seed(2)
+    M, N, K = 64, 96, 256
+    if values == "random":
+        a = torch.randint(-128, 128, (M, K), dtype=torch.int8)
+        b = torch.randint(-128, 128, (K, N), dtype=torch.int8)
+    else:
+        a = torch.full((M, K), -128, dtype=torch.int8)
+        b = torch.full((K, N), -128, dtype=torch.int8)
+        b[:, ::2] = 127
+    c = torch.empty(M, N, dtype=torch.int32)
+    compiled = dot_kernel[(2, 3)](a, b, c, M, N, K, BLOCK_M=32, BLOCK_N=32, BLOCK_K=64)
+    torch.testing.assert_close(c, (a.to(torch.int64) @ b.to(torch.int64)).to(torch.int32), rtol=0, atol=0)
+    asm = compiled.asm["asm"]
+    if targets.has_int16_pair_product(targets.host()):
+        assert re.search(r"vpmaddwd\s", asm)
+        assert not re.search(r"vpmulld\s", asm)
+    else:
+        assert "vpmaddwd" not in asm
+
+
 @triton.jit
 def dot_rounded_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BLOCK: tl.constexpr, BLOCK_K: tl.constexpr):
     """fp32 accumulation, the result rounded to C's dtype as the tutorial matmul stores it."""

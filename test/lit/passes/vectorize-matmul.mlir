@@ -1,6 +1,8 @@
 // RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-matmul{vector-bits=256 vector-registers=16}))' %s | FileCheck %s
 // RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-matmul{vector-bits=256 vector-registers=32}))' %s | FileCheck %s --check-prefix=RVV
 // RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-matmul{vector-bits=512 vector-registers=32 bf16-dot-product=1}))' %s | FileCheck %s --check-prefix=BF16
+// RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-matmul{vector-bits=256 vector-registers=16 int16-pair-product=1}))' %s | FileCheck %s --check-prefix=I16
+// RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-matmul{vector-bits=512 vector-registers=32 int16-pair-product=1}))' %s | FileCheck %s --check-prefix=I16-512
 
 // fp32 with 16 registers: 12 accumulators of vector<8xf32> (6 rows x 2
 // vectors) carried by the K loop; each step loads 2 vectors of B, broadcasts
@@ -158,13 +160,56 @@ func.func @f16_one_block(%a: memref<4x16xf16>, %b: memref<16x16xf16>, %c: memref
   return
 }
 
-// int8 x int8 -> int32 multiplies and adds in i32.
+// int8 x int8 -> int32 multiplies and adds in i32. With int16-pair-product
+// (x86 vpmaddwd), B's rows are packed in pairs widened to i16, as bf16's
+// below, and the K loop runs over the 8 pairs: A's pair of the row (two i8
+// widened, one block of columns: A is not copied) is broadcast as one i32,
+// and vpmaddwd sums the pair's two products into each i32 lane.
 // CHECK-LABEL: func.func @i8
 // CHECK: arith.extsi {{.*}} : vector<8xi8> to vector<8xi32>
 // CHECK: arith.muli
 // CHECK: arith.addi
+// I16-LABEL: func.func @i8
+// I16: %[[PACKED:.*]] = memref.alloca() {alignment = 64 : i64} : memref<8x32xi16>
+// I16: %[[FIRST:.*]] = arith.extsi %{{.*}} : vector<8xi8> to vector<8xi16>
+// I16: %[[SECOND:.*]] = arith.extsi %{{.*}} : vector<8xi8> to vector<8xi16>
+// I16: vector.interleave %[[FIRST]], %[[SECOND]] : vector<8xi16> -> vector<16xi16>
+// I16: scf.for %[[STEP:.*]] = %c0{{.*}} to %c8{{.*}} step %c1{{.*}} iter_args
+// I16: vector.load %[[PACKED]][%[[STEP]], %{{.*}}] : memref<8x32xi16>, vector<16xi16>
+// I16: %[[A:.*]] = vector.load %arg0[%{{.*}}, %{{.*}}] : memref<16x16xi8>, vector<2xi8>
+// I16: %[[A16:.*]] = arith.extsi %[[A]] : vector<2xi8> to vector<2xi16>
+// I16: vector.bitcast %[[A16]] : vector<2xi16> to vector<1xi32>
+// I16: %[[SUMS:.*]] = llvm.call_intrinsic "llvm.x86.avx2.pmadd.wd"(%{{.*}}, %{{.*}}) : (vector<16xi16>, vector<16xi16>) -> vector<8xi32>
+// I16: arith.addi %{{.*}}, %[[SUMS]] : vector<8xi32>
+// I16-NOT: arith.muli {{.*}} : vector
+// I16-512-LABEL: func.func @i8
+// I16-512: llvm.call_intrinsic "llvm.x86.avx512.pmaddw.d.512"(%{{.*}}, %{{.*}}) : (vector<32xi16>, vector<32xi16>) -> vector<16xi32>
 func.func @i8(%a: memref<16x16xi8>, %b: memref<16x16xi8>, %c: memref<16x16xi32>) {
   linalg.matmul ins(%a, %b : memref<16x16xi8>, memref<16x16xi8>) outs(%c : memref<16x16xi32>)
+  return
+}
+
+// Several column blocks read A's pairs: A is widened to i16 once, into a
+// copy, and each step broadcasts a pair from it as it is.
+// I16-LABEL: func.func @i8_column_blocks
+// I16-DAG: %[[PACKED_B:.*]] = memref.alloca() {alignment = 64 : i64} : memref<16x128xi16>
+// I16-DAG: %[[WIDE_A:.*]] = memref.alloca() {alignment = 64 : i64} : memref<8x32xi16>
+// I16: scf.for {{.*}} iter_args
+// I16: vector.load %[[PACKED_B]]
+// I16: %[[A:.*]] = vector.load %[[WIDE_A]][%{{.*}}, %{{.*}}] : memref<8x32xi16>, vector<2xi16>
+// I16-NEXT: vector.bitcast %[[A]] : vector<2xi16> to vector<1xi32>
+// I16: llvm.call_intrinsic "llvm.x86.avx2.pmadd.wd"
+func.func @i8_column_blocks(%a: memref<8x32xi8>, %b: memref<32x64xi8>, %c: memref<8x64xi32>) {
+  linalg.matmul ins(%a, %b : memref<8x32xi8>, memref<32x64xi8>) outs(%c : memref<8x64xi32>)
+  return
+}
+
+// An odd K keeps the widening multiplies.
+// I16-LABEL: func.func @i8_odd_k
+// I16-NOT: llvm.call_intrinsic
+// I16: arith.muli {{.*}} : vector<8xi32>
+func.func @i8_odd_k(%a: memref<16x3xi8>, %b: memref<3x16xi8>, %c: memref<16x16xi32>) {
+  linalg.matmul ins(%a, %b : memref<16x3xi8>, memref<3x16xi8>) outs(%c : memref<16x16xi32>)
   return
 }
 
