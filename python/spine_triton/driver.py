@@ -168,6 +168,12 @@ def _default_num_threads() -> int:
     return int(value)
 
 
+def _independent_programs(metadata) -> bool:
+    """Whether no program of the kernel waits for another (make_linalg reads that off the TTIR);
+    claims of one program at a time when a compile that skipped that stage did not say."""
+    return getattr(metadata, "independent_programs", False)
+
+
 class CPULauncher:
     """Packs the arguments once per launch and runs the grid through spine_triton._C.launch."""
 
@@ -176,7 +182,7 @@ class CPULauncher:
 
         self.pack = make_arg_packer(list(src.signature.values()), list(src.signature))
         self.num_threads = metadata.num_threads or _default_num_threads()
-        self.independent_programs = metadata.independent_programs
+        self.independent_programs = _independent_programs(metadata)
         self.launch = _C.launch
 
     def __call__(
@@ -221,7 +227,7 @@ class EmulatedLauncher:
             metadata.name + ENTRY_SUFFIX,
             list(src.signature.values()),
             num_threads,
-            metadata.independent_programs,
+            _independent_programs(metadata),
         )
 
     def __call__(
