@@ -143,27 +143,22 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
     int64_t mainRows = M - M % mr;
     OpBuilder b(op);
     Value packedB;
-    if (Type pairType = pairElementType(A, B, accType, K, N, lanes)) {
-      // Each step reads a pair of A's elements per row: widened once when
-      // several column blocks read them (as below).
-      if (elementType(A) != pairType && N / (cols * lanes) > 1 &&
-          M * K * pairType.getIntOrFloatBitWidth() / 8 <= kMaxPackedBytes)
-        A = packWidened(b, op, A, pairType, lanes);
+    Type pairType = pairElementType(A, B, accType, K, N, lanes);
+    // Narrower inputs (f16 or bf16 with an f32 C, i8 with i32) would be
+    // widened in the K loop, once per use: every A element per column block
+    // (on x86 a scalar load, shift or convert, move and broadcast for each
+    // FMA row), every B vector per row block. Widened once into copies of the
+    // type the K loop reads them in (the accumulator's, fp32 for f16/bf16, or
+    // the pair steps'), A is broadcast straight from memory.
+    Type aType = pairType ? pairType : accType;
+    if (elementType(A) != aType && N / (cols * lanes) > 1 &&
+        M * K * aType.getIntOrFloatBitWidth() / 8 <= kMaxPackedBytes)
+      A = packWidened(b, op, A, aType, lanes);
+    if (pairType) {
       packedB = packPairs(b, op, B, K, N, lanes, pairType);
-    } else {
-      // Narrower inputs (f16 or bf16 with an f32 C, i8 with i32) would be
-      // widened in the K loop, once per use: every A element per column block
-      // (on x86 a scalar load, shift or convert, move and broadcast for each
-      // FMA row), every B vector per row block. Widened once into copies of
-      // the accumulator type, the K loop is that type's (fp32 for f16/bf16),
-      // A broadcast straight from memory.
-      int64_t accBytes = accType.getIntOrFloatBitWidth() / 8;
-      if (elementType(A) != accType && N / (cols * lanes) > 1 &&
-          M * K * accBytes <= kMaxPackedBytes)
-        A = packWidened(b, op, A, accType, lanes);
-      if (elementType(B) != accType && M > mr &&
-          K * N * accBytes <= kMaxPackedBytes)
-        B = packWidened(b, op, B, accType, lanes);
+    } else if (elementType(B) != accType && M > mr &&
+               K * N * accType.getIntOrFloatBitWidth() / 8 <= kMaxPackedBytes) {
+      B = packWidened(b, op, B, accType, lanes);
     }
     if (!packedB && elementType(B) == accType)
       padRows(B, op);

@@ -109,6 +109,29 @@ def test_next_tiles_are_prefetched_during_the_micro_kernel():
     assert not re.search(r"call void @llvm\.prefetch\.p0\(ptr [^)]*, i32 0, i32 3, i32 1\)", llir)
 
 
+# The pair-instruction tests' shape: several column blocks per program (A widened once) and an
+# even K.
+PAIR_M, PAIR_N, PAIR_K = 64, 96, 256
+
+
+def run_pair_dot(a, b, out_dtype):
+    """dot_kernel on a [PAIR_M, PAIR_K] x [PAIR_K, PAIR_N] product in 32 x 32 x 64 blocks: (C, the
+    kernel's assembly)."""
+    c = torch.empty(PAIR_M, PAIR_N, dtype=out_dtype)
+    compiled = dot_kernel[(2, 3)](a, b, c, PAIR_M, PAIR_N, PAIR_K, BLOCK_M=32, BLOCK_N=32, BLOCK_K=64)
+    return c, compiled.asm["asm"]
+
+
+def check_pair_instruction(asm, host_has_it, pair_mnemonic, one_step_pattern):
+    """Where the host has the pair instruction the dot uses it and not the one-K-step instruction it
+    replaces; elsewhere it is absent."""
+    if host_has_it:
+        assert re.search(pair_mnemonic + r"\s", asm)
+        assert not re.search(one_step_pattern, asm)
+    else:
+        assert pair_mnemonic not in asm
+
+
 def test_bf16_dot_uses_the_hosts_bf16_pair_instruction():
     """On an x86 host with AVX512-BF16, a bf16 tl.dot with an fp32 accumulator multiplies pairs of K
     steps with vdpbf16ps (B's tile packed with row pairs interleaved); elsewhere it widens to fp32
@@ -116,18 +139,11 @@ def test_bf16_dot_uses_the_hosts_bf16_pair_instruction():
     from spine_triton import targets
 
     torch.manual_seed(1)
-    M, N, K = 64, 96, 256
-    a, b = torch.randn(M, K).to(torch.bfloat16), torch.randn(K, N).to(torch.bfloat16)
-    c = torch.empty(M, N)
-    compiled = dot_kernel[(2, 3)](a, b, c, M, N, K, BLOCK_M=32, BLOCK_N=32, BLOCK_K=64)
+    a, b = torch.randn(PAIR_M, PAIR_K).to(torch.bfloat16), torch.randn(PAIR_K, PAIR_N).to(torch.bfloat16)
+    c, asm = run_pair_dot(a, b, torch.float32)
     expected = (a.to(torch.float64) @ b.to(torch.float64)).to(torch.float32)
     torch.testing.assert_close(c, expected, rtol=1e-5, atol=1e-5)
-    asm = compiled.asm["asm"]
-    if targets.has_bf16_dot_product(targets.host()):
-        assert re.search(r"vdpbf16ps\s", asm)
-        assert not re.search(r"vfmadd\d+ps", asm)
-    else:
-        assert "vdpbf16ps" not in asm
+    check_pair_instruction(asm, targets.has_bf16_dot_product(targets.host()), "vdpbf16ps", r"vfmadd\d+ps")
 
 
 @pytest.mark.parametrize("values", ["random", "extremes"])
@@ -139,23 +155,16 @@ def test_int8_dot_uses_the_hosts_int16_pair_instruction(values):
     from spine_triton import targets
 
     torch.manual_seed(2)
-    M, N, K = 64, 96, 256
     if values == "random":
-        a = torch.randint(-128, 128, (M, K), dtype=torch.int8)
-        b = torch.randint(-128, 128, (K, N), dtype=torch.int8)
+        a = torch.randint(-128, 128, (PAIR_M, PAIR_K), dtype=torch.int8)
+        b = torch.randint(-128, 128, (PAIR_K, PAIR_N), dtype=torch.int8)
     else:
-        a = torch.full((M, K), -128, dtype=torch.int8)
-        b = torch.full((K, N), -128, dtype=torch.int8)
+        a = torch.full((PAIR_M, PAIR_K), -128, dtype=torch.int8)
+        b = torch.full((PAIR_K, PAIR_N), -128, dtype=torch.int8)
         b[:, ::2] = 127
-    c = torch.empty(M, N, dtype=torch.int32)
-    compiled = dot_kernel[(2, 3)](a, b, c, M, N, K, BLOCK_M=32, BLOCK_N=32, BLOCK_K=64)
+    c, asm = run_pair_dot(a, b, torch.int32)
     torch.testing.assert_close(c, (a.to(torch.int64) @ b.to(torch.int64)).to(torch.int32), rtol=0, atol=0)
-    asm = compiled.asm["asm"]
-    if targets.has_int16_pair_product(targets.host()):
-        assert re.search(r"vpmaddwd\s", asm)
-        assert not re.search(r"vpmulld\s", asm)
-    else:
-        assert "vpmaddwd" not in asm
+    check_pair_instruction(asm, targets.has_int16_pair_product(targets.host()), "vpmaddwd", r"vpmulld\s")
 
 
 @triton.jit
