@@ -37,6 +37,16 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
+def huge_page_setting() -> str:
+    """The kernel's transparent huge page mode (always, madvise or never): with `madvise` only
+    memory that asks for huge pages gets them, with `never` none does."""
+    try:
+        text = Path("/sys/kernel/mm/transparent_hugepage/enabled").read_text()
+    except OSError:
+        return "unavailable"
+    return text.partition("[")[2].partition("]")[0] or text.strip()
+
+
 def _last_level_cache_bytes() -> int:
     sizes = [0]
     for path in glob.glob("/sys/devices/system/cpu/cpu0/cache/index*/size"):
@@ -78,13 +88,14 @@ def _error(e: Exception) -> str:
     return f"{type(e).__name__}: {e}"
 
 
-def measure(mode: str, tmp: Path) -> dict:
+def measure(mode: str, tmp: Path, pages: str) -> dict:
     """{"fma": {...}, "stream": {...}}: per measurement the value on 1 and on all threads, or an
-    "error"."""
+    "error". `pages` ("huge" or "small") is what the triad's arrays ask for, as the run's tensors
+    do."""
     n_all = threads()
     plans = {
         "fma": ("fma_peak.c", [str(FMA_SECONDS[mode])], "gflops"),
-        "stream": ("stream_triad.c", [str(stream_elements(mode)), str(STREAM_REPEATS[mode])], "gbps"),
+        "stream": ("stream_triad.c", [str(stream_elements(mode)), str(STREAM_REPEATS[mode]), pages], "gbps"),
     }
     results = {}
     for name, (source, args, key) in plans.items():
@@ -99,7 +110,7 @@ def measure(mode: str, tmp: Path) -> dict:
             "1": float(one[key]),
             "all": float(every[key]),
             "threads": n_all,
-            **{k: v for k, v in one.items() if k in ("lanes", "mib")},
+            **{k: v for k, v in one.items() if k in ("lanes", "mib", "pages")},
             # The triad's two kinds of stores, on 1 and on all threads.
             **{
                 f"{k}_{n}": float(run[k])

@@ -154,6 +154,22 @@ def _load_warning(data: dict) -> list[str]:
     ]
 
 
+def _pages_line(data: dict) -> list[str]:
+    pages = data.get("pages")
+    if pages is None:
+        return []
+    system = f"Linux's transparent huge page mode: {pages['system']}"
+    if pages["asked"] == "huge":
+        text = (
+            "Memory: torch allocates large tensors in transparent huge pages (`THP_MEM_ALLOC_ENABLE=1`) "
+            "for every provider, the triads included (numpy does so by itself for its own arrays)"
+        )
+        if pages["system"] != "never":
+            return [f"{text} ({system}).", ""]
+        return [f"{text}, but the system gives none ({system}).", ""]
+    return [f"Memory: 4 KiB pages asked for (`--small-pages`; {system}).", ""]
+
+
 def _machine_section(data: dict, notes: Notes) -> list[str]:
     limits = data["machine"]
     n = data["host"]["threads"]
@@ -166,7 +182,8 @@ def _machine_section(data: dict, notes: Notes) -> list[str]:
         if name == "fma":
             detail = f"{m['lanes']} fp32 lanes per register, 12 independent chains"
         else:
-            detail = f"3 arrays of {float(m['mib']):g} MiB"
+            pages = {"huge": " in huge pages", "small": " in 4 KiB pages"}.get(m.get("pages", ""), "")
+            detail = f"3 arrays of {float(m['mib']):g} MiB{pages}"
             if "plain_all" in m:
                 detail += (
                     f"; the better of plain stores ({fmt(m['plain_1'])} / {fmt(m['plain_all'])})"
@@ -303,6 +320,7 @@ def write(data: dict, out: Path):
         ),
         "",
         *_load_warning(data),
+        *_pages_line(data),
         *_machine_section(data, notes),
         *_section(
             "Kernels",

@@ -273,6 +273,11 @@ def main(argv=None) -> int:
     size.add_argument("--smoke", action="store_true", help="tiny sizes: checks the suite runs, not speed")
     parser.add_argument("--out", type=Path, default=HERE / "results", help="output directory")
     parser.add_argument(
+        "--small-pages",
+        action="store_true",
+        help="tensors in 4 KiB pages (default: transparent huge pages, THP_MEM_ALLOC_ENABLE=1)",
+    )
+    parser.add_argument(
         "--only",
         nargs="+",
         choices=sorted(cases.KERNELS),
@@ -290,6 +295,7 @@ def main(argv=None) -> int:
         "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "host": {"cpu": machine.cpu_model(), "threads": machine.threads(), "machine": os.uname().machine},
         "git": _git_revision(),
+        "pages": {"asked": "small" if args.small_pages else "huge", "system": machine.huge_page_setting()},
         "load_start": os.getloadavg(),
     }
     start = time.monotonic()
@@ -303,7 +309,7 @@ def main(argv=None) -> int:
         env = {**os.environ, "TRITON_CACHE_DIR": str(tmp / "cache")}
         env.setdefault("TRITON_DEFAULT_FP_FUSION", "1")  # silences triton 3.9's warning
 
-        data["machine"] = machine.measure(mode, tmp)
+        data["machine"] = machine.measure(mode, tmp, data["pages"]["asked"])
         print(f"machine: {report.describe_machine(data['machine'])}", flush=True)
         triad = machine.triad_in_turns(data["machine"], tmp)
         data["triad_in_turns"] = {k: v for k, v in triad.items() if k != "library"}
@@ -311,6 +317,10 @@ def main(argv=None) -> int:
         # 32 MiB back to the kernel when freed, so each call would also fault in and zero its
         # output page by page (for every provider, at about 2 GB/s); kept in the heap instead,
         # they are reused, as a GPU's caching allocator reuses them.
+        # torch allocates large tensors in transparent huge pages (unless --small-pages), as numpy
+        # does for its own arrays and the machine-limit triad is told to: in one process, in
+        # turns, layer norm and softmax at 4096 x 4096 ran 15-25% faster on tensors in huge pages,
+        # the triad 0-10% (docs/benchmarks.md, session 26).
         # numpy's OpenBLAS threads busy-wait for about 2^28 cycles after each call, taking the
         # cores from whichever provider runs next in the round (measured: torch and spine-triton
         # 15-25% slower on a 256 fused matmul + softmax, numpy itself 5x); 2^4 cycles lets them
@@ -319,6 +329,7 @@ def main(argv=None) -> int:
             **env,
             "GLIBC_TUNABLES": MALLOC_KEEPS_FREED_MEMORY,
             "OPENBLAS_THREAD_TIMEOUT": "4",
+            "THP_MEM_ALLOC_ENABLE": "0" if args.small_pages else "1",
             machine.TRIAD_ENV: json.dumps(triad),
         }
         worker = Worker(worker_env, log)

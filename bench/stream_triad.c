@@ -1,8 +1,11 @@
 /* STREAM triad, a[i] = b[i] + s * c[i] on doubles, with OpenMP.
  *
- * As a program: stream_triad N REPEATS (threads: OMP_NUM_THREADS) prints
+ * As a program: stream_triad N REPEATS [huge] (threads: OMP_NUM_THREADS) prints
  *   gbps <best> plain <best, plain stores> streaming <best, streaming stores>
- *   threads <n> mib <MiB per array>
+ *   threads <n> mib <MiB per array> pages <huge|small>
+ * With `huge` the arrays ask for transparent huge pages, as the benchmark's
+ * torch tensors do unless it runs with --small-pages; without, they ask for
+ * none, so `pages` is true whatever the system's default.
  *
  * Built with -DSTREAM_TRIAD_LIBRARY -shared, the two loops are a library the
  * benchmark worker calls in turns with the kernels (bench/worker.py), so the
@@ -23,6 +26,10 @@
 #endif
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#if !defined(STREAM_TRIAD_LIBRARY)
+#include <sys/mman.h>
+#endif
 
 void stream_triad_plain(double *a, const double *b, const double *c, double s,
                         long n, int threads) {
@@ -67,14 +74,23 @@ void stream_triad_streaming(double *a, const double *b, const double *c,
 int main(int argc, char **argv) {
   long n = argc > 1 ? atol(argv[1]) : 1L << 25;
   int repeats = argc > 2 ? atoi(argv[2]) : 10;
+  int huge = argc > 3 && strcmp(argv[3], "huge") == 0;
   int threads = omp_get_max_threads();
-  /* Page-aligned, so the three arrays have the same alignment at every index.
-   */
-  size_t bytes = ((n * sizeof(double) + 4095) / 4096) * 4096;
-  double *a = aligned_alloc(4096, bytes), *b = aligned_alloc(4096, bytes),
-         *c = aligned_alloc(4096, bytes);
+  /* Aligned to a huge page (so the three arrays have the same alignment at
+   * every index), and advised before the first touch, which is when the
+   * kernel picks the page size. */
+  size_t align = 2u << 20;
+  size_t bytes = ((n * sizeof(double) + align - 1) / align) * align;
+  double *a = aligned_alloc(align, bytes), *b = aligned_alloc(align, bytes),
+         *c = aligned_alloc(align, bytes);
   if (!a || !b || !c) {
     fprintf(stderr, "stream_triad: cannot allocate 3 x %ld doubles\n", n);
+    return 1;
+  }
+  int advice = huge ? MADV_HUGEPAGE : MADV_NOHUGEPAGE;
+  if (madvise(a, bytes, advice) != 0 || madvise(b, bytes, advice) != 0 ||
+      madvise(c, bytes, advice) != 0) {
+    perror("stream_triad: madvise");
     return 1;
   }
   /* First touch with the same static schedule as the triad: each thread's pages
@@ -105,8 +121,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "stream_triad: wrong result %g\n", a[n / 2]);
     return 1;
   }
-  printf("gbps %.3f plain %.3f streaming %.3f threads %d mib %.1f\n", best,
-         plain, streaming, threads, n * 8.0 / (1 << 20));
+  printf("gbps %.3f plain %.3f streaming %.3f threads %d mib %.1f pages %s\n",
+         best, plain, streaming, threads, n * 8.0 / (1 << 20),
+         huge ? "huge" : "small");
   free(a);
   free(b);
   free(c);

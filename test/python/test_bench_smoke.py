@@ -51,3 +51,8 @@ def test_smoke_run_reports_every_kernel(tmp_path):
                     assert result["per_triad"] > 0, (provider, result)
     for limit in ("fma", "stream"):
         assert {"all", "error"} & set(data["machine"][limit])
+    # Tensors and the triad's arrays ask for huge pages unless --small-pages, and the report says so.
+    assert data["pages"]["asked"] == "huge"
+    if "error" not in data["machine"]["stream"]:
+        assert data["machine"]["stream"]["pages"] == "huge"
+    assert "Memory: torch allocates large tensors in transparent huge pages" in report
