@@ -95,6 +95,17 @@ def ReciprocalDivision : Pass<"spine-reciprocal-division", "ModuleOp"> {
   }];
 }
 
+def SaturateFloatToInt : Pass<"spine-saturate-float-to-int", "ModuleOp"> {
+  let summary = "Give the kernel's float to integer conversions GPU results for every value";
+  let description = [{
+    LLVM's fptosi and fptoui are poison for NaN and out-of-range values, and
+    x86 and RISC-V turn them into different integers. Every arith.fptosi and
+    arith.fptoui (scalar or tensor) becomes the saturating conversion that
+    NVIDIA and AMD GPUs perform: the truncation toward zero where it fits,
+    the integer type's minimum or maximum beyond it, 0 for NaN.
+  }];
+}
+
 def BoundShiftedExponents
     : Pass<"spine-bound-shifted-exponents", "ModuleOp"> {
   let summary = "Bound exp(x - max(x)) arguments by a clamp, for spine-approximate-math";

@@ -98,6 +98,7 @@ void buildTritonToLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createScalarizePointerIterArgs());
   pm.addPass(createPeelConstantAccumulators());
   pm.addPass(createCanonicalizerPass());
+  pm.addPass(createSaturateFloatToInt());
   pm.addPass(createLegalizeFloatTypes());
   pm.addPass(createBoundShiftedExponents());
   pm.addPass(createReciprocalDivision());

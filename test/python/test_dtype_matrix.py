@@ -141,7 +141,8 @@ def int_to_float(v, name):
 
 
 def cast(v, src, dst):
-    """`.to(dst)` of the value `v` of dtype `src`; None where triton leaves it undefined."""
+    """`.to(dst)` of the value `v` of dtype `src`. Floats convert to integers as on NVIDIA and AMD
+    GPUs: truncated, saturated to the integer's range, NaN to 0 (spine-saturate-float-to-int)."""
     if src == "bool":
         v = int(v)
         src = "uint8"
@@ -151,11 +152,12 @@ def cast(v, src, dst):
         return wrap(v, dst) if is_int(dst) else int_to_float(v, dst)
     if not is_int(dst):
         return round_float(v, dst)
-    if math.isnan(v) or math.isinf(v):
-        return None
-    t = math.trunc(v)
+    if math.isnan(v):
+        return 0
     lo, hi = int_range(dst)
-    return t if lo <= t <= hi else None
+    if math.isinf(v):
+        return hi if v > 0 else lo
+    return min(max(math.trunc(v), lo), hi)
 
 
 # ---------------------------------------------------------------------------------------------

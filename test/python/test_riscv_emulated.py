@@ -5,6 +5,7 @@ qemu is slow: sizes are small, but each kernel still covers masked tails, severa
 vector code paths (the matmul micro-kernel, strip-mined reductions, gathers, atomics).
 """
 
+import math
 import platform
 import re
 import shutil
@@ -337,6 +338,36 @@ def test_conversions_avoid_static_rounding():
     x, out = torch.empty(256), torch.empty(256, dtype=torch.int32)
     asm = to_int_kernel.warmup(x, out, 256, BLOCK=128, grid=(2,)).asm["asm"]
     assert "vfcvt.x.f.v" in asm and not re.search(r"\bv\w*cvt\.rtz", asm)
+
+
+@pytest.mark.parametrize("dst", [torch.int8, torch.uint8, torch.int32, torch.uint32, torch.int64])
+def test_float_to_int_saturates_as_on_gpus(dst):
+    # RISC-V's conversions saturate but give the maximum for NaN, and an int8 conversion narrows
+    # an int32 one: the kernel selects the GPUs' results (test_dtype_matrix.py has every pair).
+    specials = [
+        math.nan,
+        math.inf,
+        -math.inf,
+        300.5,
+        -300.5,
+        127.9,
+        -128.9,
+        255.9,
+        -0.9,
+        3e9,
+        -3e9,
+        1e19,
+        -1e19,
+    ]
+    x = torch.tensor(specials * 20, dtype=torch.float32)
+    out = torch.empty(len(x), dtype=dst)
+    to_int_kernel[(triton.cdiv(len(x), 128),)](x, out, len(x), BLOCK=128)
+    info = torch.iinfo(dst)
+    want = [
+        0 if math.isnan(v) else min(max(math.trunc(v) if math.isfinite(v) else v, info.min), info.max)
+        for v in x.tolist()
+    ]
+    assert out.to(torch.int64).tolist() == [int(w) for w in want]
 
 
 def test_float_to_uint32_above_int32():
