@@ -1,13 +1,13 @@
 //===- SaturateFloatToInt.cpp - float to integer conversions defined -----===//
 //
 // LLVM's fptosi and fptoui are poison for NaN and for values whose truncation
-// does not fit the integer type, and the hardware disagrees on them: x86's
-// cvttps2dq gives INT_MIN for both, RISC-V's fcvt saturates but turns NaN
-// into INT_MAX, and a conversion to int8 that goes through int32 keeps the
-// low byte (300.0 -> 44). NVIDIA's cvt.rzi and AMD's v_cvt_i32_f32, where
-// Triton kernels are written, saturate to the destination's range and give
-// 0 for NaN; so do the kernel's conversions here, on every target: the
-// truncation where it fits, the type's minimum or maximum beyond, 0 for NaN.
+// does not fit the integer type, and the targets disagreed on them: x86's
+// cvttps2dq gives INT_MIN for both (to int8, 300.0 gave 127 but inf -128),
+// RISC-V's vfcvt saturates but turns NaN into the maximum. NVIDIA's cvt.rzi
+// and AMD's v_cvt_i32_f32, where Triton kernels are written, saturate to
+// the destination's range and give 0 for NaN; so do the kernel's
+// conversions here, on every target: the truncation where it fits, the
+// type's minimum or maximum beyond, 0 for NaN.
 //
 // Only the kernel's own conversions are rewritten (the pass runs on TTIR);
 // those the pipeline builds later, in math approximations, are in range by
