@@ -54,6 +54,11 @@ struct SpineTritonPipelineOptions
       llvm::cl::desc("The target multiplies pairs of int16 and adds each "
                      "pair's products into an i32 lane (x86 vpmaddwd)"),
       llvm::cl::init(false)};
+  Option<bool> fp16WideningFma{
+      *this, "fp16-widening-fma",
+      llvm::cl::desc("The target's FMA multiplies fp16 operands into f32 "
+                     "lanes, widening them itself (RVV Zvfh vfwmacc.vf)"),
+      llvm::cl::init(false)};
   Option<bool> shuffleTransposes{
       *this, "shuffle-transposes",
       llvm::cl::desc("Transpose 2-D tiles in vector registers by shuffles "

@@ -162,7 +162,9 @@ def VectorizeMatmul : Pass<"spine-vectorize-matmul", "func::FuncOp"> {
     and each step broadcasts a pair of A's elements. With int16-pair-product
     (x86 vpmaddwd), int8 inputs with an i32 accumulator do the same with
     pairs widened to int16 (each pair's two products summed into an i32
-    lane, exactly). B buffers of the
+    lane, exactly). With fp16-widening-fma (RVV Zvfh vfwmacc.vf), fp16
+    inputs with an f32 accumulator are neither copied nor converted: the
+    FMA takes them as they are. B buffers of the
     kernel's with rows of a multiple of 1 KiB (whose K rows would share a
     few L1 sets) get a cache line of padding per row. Shapes it cannot block
     are left alone.
@@ -179,6 +181,10 @@ def VectorizeMatmul : Pass<"spine-vectorize-matmul", "func::FuncOp"> {
            /*default=*/"false",
            "The target multiplies pairs of int16 and adds each pair's "
            "products into an i32 lane (x86 vpmaddwd)">,
+    Option<"fp16WideningFma", "fp16-widening-fma", "bool",
+           /*default=*/"false",
+           "The target's FMA multiplies fp16 operands into f32 lanes, "
+           "widening them itself (RVV Zvfh vfwmacc.vf)">,
   ];
   let dependentDialects = ["vector::VectorDialect", "scf::SCFDialect",
                            "arith::ArithDialect", "memref::MemRefDialect",

@@ -137,6 +137,7 @@ void buildSpineTritonPipeline(OpPassManager &pm,
   matmul.vectorRegisters = options.vectorRegisters;
   matmul.bf16DotProduct = options.bf16DotProduct;
   matmul.int16PairProduct = options.int16PairProduct;
+  matmul.fp16WideningFma = options.fp16WideningFma;
   pm.addNestedPass<func::FuncOp>(createVectorizeMatmul(matmul));
   if (options.shuffleTransposes && options.vectorBits > 0) {
     VectorizeTransposesOptions transposes;

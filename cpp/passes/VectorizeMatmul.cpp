@@ -30,7 +30,9 @@
 // packed, A is widened once into a packed copy when several column blocks
 // read it, and each step adds a[2l] * b[2l] + a[2l+1] * b[2l+1] (exact: each
 // product is at most 2^14) to i32 lane l, with twice the K steps per
-// instruction of widening to i32 and multiplying (vpmulld).
+// instruction of widening to i32 and multiplying (vpmulld). With
+// fp16-widening-fma (RVV Zvfh), fp16 A and B with an f32 C stay as they are:
+// each step's extensions to f32 and FMA become one vfwmacc.vf.
 //
 //===----------------------------------------------------------------------===//
 
@@ -150,17 +152,21 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
     // FMA row), every B vector per row block. Widened once into copies of the
     // type the K loop reads them in (the accumulator's, fp32 for f16/bf16, or
     // the pair steps'), A is broadcast straight from memory.
+    // Where the FMA widens fp16 itself, the K loop's extensions fold into
+    // it: copies would only add a pass over A and B.
+    bool widenInFma = fp16WideningFma && accType.isF32() &&
+                      elementType(A).isF16() && elementType(B).isF16();
     Type aType = pairType ? pairType : accType;
-    if (elementType(A) != aType && N / (cols * lanes) > 1 &&
+    if (!widenInFma && elementType(A) != aType && N / (cols * lanes) > 1 &&
         M * K * aType.getIntOrFloatBitWidth() / 8 <= kMaxPackedBytes)
       A = packWidened(b, op, A, aType, lanes);
     if (pairType) {
       packedB = packPairs(b, op, B, K, N, lanes, pairType);
-    } else if (elementType(B) != accType && M > mr &&
+    } else if (!widenInFma && elementType(B) != accType && M > mr &&
                K * N * accType.getIntOrFloatBitWidth() / 8 <= kMaxPackedBytes) {
       B = packWidened(b, op, B, accType, lanes);
     }
-    if (!packedB && elementType(B) == accType)
+    if (!packedB && (elementType(B) == accType || widenInFma))
       padRows(B, op);
     emitMicroKernel(b, op.getLoc(), A, B, C, 0, mainRows, N, K, mr, cols, lanes,
                     accType, packedB);

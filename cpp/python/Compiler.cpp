@@ -30,8 +30,10 @@
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/Verifier.h"
+#include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/raw_ostream.h"
@@ -214,6 +216,19 @@ mlir::LogicalResult checkTypeAttributesTranslate(mlir::ModuleOp module) {
   return mlir::failure(result.wasInterrupted());
 }
 
+/// RISC-V folds vector extensions into widening instructions (fpext + fma
+/// into vfwmacc) only where the web of extensions and their users has at most
+/// `riscv-lower-ext-max-web-size` nodes, 18 by default. A micro-kernel block
+/// of spine-vectorize-matmul links every A element's extension to every B
+/// vector's through the accumulators' FMAs: up to 8 + 4 + 32 nodes, so at 18
+/// the 6 x 4 blocks kept a vfwcvt per B vector and plain vfmacc.
+void widenRISCVExtensionWebs() {
+  auto &&options = llvm::cl::getRegisteredOptions();
+  auto option = options.find("riscv-lower-ext-max-web-size");
+  if (option != options.end())
+    option->second->addOccurrence(1, option->first, "64");
+}
+
 void initializeTargets() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -227,6 +242,7 @@ void initializeTargets() {
     LLVMInitializeRISCVTargetMC();
     LLVMInitializeRISCVAsmPrinter();
     LLVMInitializeRISCVAsmParser();
+    widenRISCVExtensionWebs();
   });
 }
 
@@ -552,6 +568,17 @@ StageResult spine::compileLLVMIR(const std::string &llir,
                    "' cannot emit this kind of file");
   codegen.run(*module);
   return success(std::string(buffer.str()));
+}
+
+StageResult spine::targetHasFeatures(const TargetSpec &target,
+                                     const std::string &query) {
+  std::string error;
+  std::unique_ptr<llvm::TargetMachine> machine =
+      createTargetMachine(target, /*optLevel=*/0, /*fpFusion=*/true, error);
+  if (!machine)
+    return failure(error);
+  return success(machine->getMCSubtargetInfo()->checkFeatures(query) ? "1"
+                                                                     : "");
 }
 
 std::string spine::hostTriple() { return llvm::sys::getDefaultTargetTriple(); }

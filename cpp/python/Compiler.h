@@ -63,6 +63,12 @@ struct CodegenOptions {
 StageResult compileLLVMIR(const std::string &llir, const TargetSpec &target,
                           const CodegenOptions &options);
 
+/// Whether `target`'s subtarget (its CPU's features with `target.features`
+/// applied) has every feature of `query` ("+a,+b"); an error if LLVM has no
+/// such target.
+StageResult targetHasFeatures(const TargetSpec &target,
+                              const std::string &query);
+
 std::string hostTriple();
 std::string hostCPU();
 /// The host's features as a "+a,-b" string, sorted for a stable cache key.

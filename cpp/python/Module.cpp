@@ -157,6 +157,20 @@ NB_MODULE(_C, m) {
         "(emit='asm'). optimize=False skips the IR pipeline for IR that "
         "optimize_llvmir already produced; debug keeps frame pointers.");
 
+  m.def(
+      "target_has_features",
+      [](std::string triple, std::string cpu, std::string features,
+         const std::string &query) {
+        return !unwrap(spine::targetHasFeatures(makeTarget(std::move(triple),
+                                                           std::move(cpu),
+                                                           std::move(features)),
+                                                query))
+                    .empty();
+      },
+      "triple"_a, "cpu"_a, "features"_a, "query"_a,
+      "Whether the target (its CPU's features with `features` applied) has "
+      "every feature of `query`, such as '+zvfh'.");
+
   m.def("host_triple", &spine::hostTriple);
   m.def("host_cpu", &spine::hostCPU);
   m.def("host_features", &spine::hostFeatures);

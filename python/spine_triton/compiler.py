@@ -357,6 +357,7 @@ class CPUBackend(BaseBackend):
         streaming = targets.streaming_store_bytes(self.cpu_target, options.streaming_store_bytes)
         bf16_dot = int(bits > 0 and targets.has_bf16_dot_product(self.cpu_target))
         int16_pairs = int(bits > 0 and targets.has_int16_pair_product(self.cpu_target))
+        fp16_fma = int(bits > 0 and targets.has_fp16_widening_fma(self.cpu_target))
         scalef = int(targets.has_avx512_scalef(self.cpu_target))
         # x86 shuffles what RVV has instructions for (strided loads, vfredmax), its vmaxps is a
         # compare and select where RVV's vfmax is IEEE maxNum, and its element loops take strips
@@ -367,7 +368,7 @@ class CPUBackend(BaseBackend):
         pipeline = (
             "builtin.module(spine-triton-pipeline{"
             f"vector-bits={bits} vector-registers={registers} streaming-store-bytes={streaming} "
-            f"bf16-dot-product={bf16_dot} int16-pair-product={int16_pairs} "
+            f"bf16-dot-product={bf16_dot} int16-pair-product={int16_pairs} fp16-widening-fma={fp16_fma} "
             f"shuffle-transposes={x86} shuffle-reductions={x86} "
             f"select-min-max={x86} line-strips={x86} avx512-scalef={scalef} "
             f"front-load-deferred={scalef}"

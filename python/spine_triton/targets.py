@@ -195,6 +195,17 @@ def has_int16_pair_product(target: Target) -> bool:
     return {128: True, 256: "+avx2" in features, 512: "+avx512bw" in features}[bits]
 
 
+def has_fp16_widening_fma(target: Target) -> bool:
+    """Whether the target's vector FMA takes fp16 operands into fp32 lanes, widening them itself
+    (RVV's vfwmacc.vf with Zvfh, which the SpacemiT X60 has), which tl.dot of fp16 tiles into
+    fp32 then uses without converting copies. LLVM answers from the CPU's features."""
+    if not target.machine.startswith("riscv"):
+        return False
+    from . import _C
+
+    return _C.target_has_features(target.triple, target.cpu, target.features, "+zvfh")
+
+
 def has_avx512_scalef(target: Target) -> bool:
     """Whether the target scales floats by powers of two in one instruction on 128-, 256- and
     512-bit vectors (x86 AVX512F and AVX512VL's vscalefps), which f32 exp and exp2 then use."""

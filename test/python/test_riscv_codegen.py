@@ -76,10 +76,10 @@ def x60_driver():
     triton.runtime.driver.reset_active()
 
 
-def compile_matmul(**options):
+def compile_matmul(dtype=torch.float32, **options):
     """Triton's tutorial 03 matmul (grouped program order, masked K tail), compiled only."""
     M = N = K = 256
-    a, b, c = torch.empty(M, K), torch.empty(K, N), torch.empty(M, N)
+    a, b, c = torch.empty(M, K, dtype=dtype), torch.empty(K, N, dtype=dtype), torch.empty(M, N)
     blocks = {"BLOCK_SIZE_M": 32, "BLOCK_SIZE_N": 32, "BLOCK_SIZE_K": 32, "GROUP_SIZE_M": 8}
     return tutorial_matmul.launch(tutorial_matmul.matmul_kernel, a, b, c, warmup=True, **blocks, **options)
 
@@ -96,6 +96,17 @@ def test_matmul_dot_loop_is_vector_fma(tmp_path):
     # Register blocked: a block of accumulators (MR rows x NR/VL vectors) per K step, not one.
     assert len(fmas) >= 8, body
     assert not [m for m in body if m in ("fmadd.s", "fmadd.d")], body
+
+
+def test_fp16_dot_loop_widens_in_the_fma(tmp_path):
+    # The X60 has Zvfh: fp16 tiles feed vfwmacc.vf (f32 += f16 * f16) as they are, with no
+    # converting copies of A or B before the K loop and no conversion in it.
+    kernel = compile_matmul(torch.float16)
+    body = mnemonics(dot_loop(kernel, tmp_path))
+    assert len([m for m in body if m == "vfwmacc.vf"]) >= 8, body
+    assert not [m for m in body if m.startswith(("vfwcvt", "vfmacc"))], body
+    code = mnemonics((m, o) for _, m, o in rvv_disassembly(kernel, tmp_path)["matmul_kernel"])
+    assert "vfwcvt.f.f.v" not in code
 
 
 def test_vec_method_none_leaves_the_dot_to_llvm(tmp_path):

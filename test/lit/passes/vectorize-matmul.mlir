@@ -3,6 +3,7 @@
 // RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-matmul{vector-bits=512 vector-registers=32 bf16-dot-product=1}))' %s | FileCheck %s --check-prefix=BF16
 // RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-matmul{vector-bits=256 vector-registers=16 int16-pair-product=1}))' %s | FileCheck %s --check-prefix=I16
 // RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-matmul{vector-bits=512 vector-registers=32 int16-pair-product=1}))' %s | FileCheck %s --check-prefix=I16-512
+// RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-matmul{vector-bits=256 vector-registers=32 fp16-widening-fma=1}))' %s | FileCheck %s --check-prefix=WFMA
 
 // fp32 with 16 registers: 12 accumulators of vector<8xf32> (6 rows x 2
 // vectors) carried by the K loop; each step loads 2 vectors of B, broadcasts
@@ -141,6 +142,19 @@ func.func @i1_rows_unpadded(%a: memref<16x32xi1>, %c: memref<16x1024xi1>) {
 // CHECK: vector.fma
 // CHECK-NOT: arith.extf
 // CHECK: return
+// With fp16-widening-fma (RVV Zvfh), nothing is copied: each step loads B's
+// fp16 vectors and A's fp16 elements, and their extensions feed the FMA,
+// which LLVM selects as vfwmacc.vf.
+// WFMA-LABEL: func.func @f16
+// WFMA-NOT: memref.alloca
+// WFMA: scf.for {{.*}} iter_args
+// WFMA: %[[BH:.*]] = vector.load %arg1[{{.*}}] : memref<16x32xf16>, vector<8xf16>
+// WFMA: %[[BW:.*]] = arith.extf %[[BH]] : vector<8xf16> to vector<8xf32>
+// WFMA: %[[AH:.*]] = memref.load %arg0[{{.*}}] : memref<16x16xf16>
+// WFMA: %[[AW:.*]] = arith.extf %[[AH]] : f16 to f32
+// WFMA: %[[AS:.*]] = vector.broadcast %[[AW]] : f32 to vector<8xf32>
+// WFMA: vector.fma %[[AS]], %[[BW]], %{{.*}} : vector<8xf32>
+// WFMA: return
 func.func @f16(%a: memref<16x16xf16>, %b: memref<16x32xf16>, %c: memref<16x32xf32>) {
   linalg.matmul ins(%a, %b : memref<16x16xf16>, memref<16x32xf16>) outs(%c : memref<16x32xf32>)
   return
