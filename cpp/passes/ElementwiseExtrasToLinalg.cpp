@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/FloatConversions.h"
 #include "passes/LibdeviceFunctions.h"
 #include "passes/TensorBuilders.h"
 #include "passes/TritonToLinalgPatterns.h"
@@ -176,9 +177,7 @@ Value buildConversion(OpBuilder &b, Location loc, StringRef name, Value arg,
       integral = math::FloorOp::create(b, loc, arg);
     else if (*rounding == arith::RoundingMode::upward)
       integral = math::CeilOp::create(b, loc, arg);
-    if (toUnsigned)
-      return arith::FPToUIOp::create(b, loc, type, integral);
-    return arith::FPToSIOp::create(b, loc, type, integral);
+    return createSaturatingFloatToInt(b, loc, integral, type, !toUnsigned);
   }
   // Integer to float and double to float: the arith ops round to nearest
   // (arith.truncf's rounding mode attribute only promises LLVM that the mode

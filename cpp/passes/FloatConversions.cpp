@@ -267,4 +267,34 @@ Value createFloatConversion(OpBuilder &b, Location loc, Value x, FloatType from,
   return createTruncF(b, loc, x, to, towardZero);
 }
 
+Value createSaturatingFloatToInt(OpBuilder &b, Location loc, Value x, Type type,
+                                 bool isSigned) {
+  auto element = cast<IntegerType>(getElementTypeOrSelf(type));
+  unsigned width = element.getWidth();
+  Elementwise e(b, loc, type);
+  // Compared and converted in f32 (exactly, from narrower floats) or f64:
+  // both hold the bounds, powers of two up to 2^64, exactly.
+  auto from = cast<FloatType>(getElementTypeOrSelf(x.getType()));
+  if (from.getWidth() < 32) {
+    from = b.getF32Type();
+    x = e.extf(x, from);
+  }
+  double above = std::ldexp(1.0, isSigned ? width - 1 : width);
+  double below = isSigned ? -above : 0.0;
+  APInt maximum =
+      isSigned ? APInt::getSignedMaxValue(width) : APInt::getMaxValue(width);
+  APInt minimum =
+      isSigned ? APInt::getSignedMinValue(width) : APInt::getMinValue(width);
+  auto integer = [&](const APInt &v) {
+    return createConstantLike(b, loc, type, b.getIntegerAttr(element, v));
+  };
+  Value result = isSigned ? e.fptosi(x, element) : e.fptoui(x, element);
+  result = e.select(e.cmpf(arith::CmpFPredicate::OGE, x, e.f(from, above)),
+                    integer(maximum), result);
+  result = e.select(e.cmpf(arith::CmpFPredicate::OLT, x, e.f(from, below)),
+                    integer(minimum), result);
+  return e.select(e.cmpf(arith::CmpFPredicate::UNO, x, x), e.i(element, 0),
+                  result);
+}
+
 } // namespace mlir::spine

@@ -52,6 +52,13 @@ Value createIntToBF16(OpBuilder &b, Location loc, Value x, bool isUnsigned);
 Value createFloatConversion(OpBuilder &b, Location loc, Value x, FloatType from,
                             FloatType to, bool towardZero);
 
+/// `x` (float elements) truncated toward zero to `type`'s integers (signed
+/// or not) as NVIDIA's and AMD's GPUs convert: the integer type's minimum or
+/// maximum where the truncation does not fit, 0 for NaN. LLVM's fptosi and
+/// fptoui leave those cases undefined.
+Value createSaturatingFloatToInt(OpBuilder &b, Location loc, Value x, Type type,
+                                 bool isSigned);
+
 } // namespace mlir::spine
 
 #endif // SPINE_TRITON_PASSES_FLOATCONVERSIONS_H

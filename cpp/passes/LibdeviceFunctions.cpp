@@ -25,6 +25,7 @@
 
 #include "passes/LibdeviceFunctions.h"
 #include "passes/ElementwiseBuilder.h"
+#include "passes/FloatConversions.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -639,9 +640,13 @@ Value buildLibdeviceFunction(OpBuilder &b, Location loc, StringRef name,
                      b.getF64Type());
   }
   if ((name == "llrintf" || name == "llrint") && n == 1)
-    return e.fptosi(math::RoundEvenOp::create(b, loc, args[0]), i64);
+    return createSaturatingFloatToInt(
+        b, loc, math::RoundEvenOp::create(b, loc, args[0]), e.like(i64),
+        /*isSigned=*/true);
   if ((name == "llroundf" || name == "llround") && n == 1)
-    return e.fptosi(math::RoundOp::create(b, loc, args[0]), i64);
+    return createSaturatingFloatToInt(b, loc,
+                                      math::RoundOp::create(b, loc, args[0]),
+                                      e.like(i64), /*isSigned=*/true);
 
   // Arithmetic with directed rounding: <op>_rd, _ru, _rz.
   auto [base, mode] = name.rsplit('_');

@@ -11,16 +11,17 @@
 //
 // Only the kernel's own conversions are rewritten (the pass runs on TTIR);
 // those the pipeline builds later, in math approximations, are in range by
-// construction and stay single instructions.
+// construction and stay single instructions. libdevice's conversions
+// (float2int_rn, llrint, ...) become the same saturating conversion where
+// they are expanded (createSaturatingFloatToInt).
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/ElementwiseBuilder.h"
+#include "passes/FloatConversions.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
-
-#include <cmath>
+#include "mlir/IR/TypeUtilities.h"
 
 namespace mlir::spine {
 #define GEN_PASS_DEF_SATURATEFLOATTOINT
@@ -28,41 +29,15 @@ namespace mlir::spine {
 
 namespace {
 
-using arith::CmpFPredicate;
-
-/// `op`'s conversion of `op.getIn()` replaced by the saturating one.
+/// `op`'s conversion replaced by the saturating one (not for i1: Triton
+/// casts to bool by comparing with zero).
 template <typename Op> void saturate(Op op, bool isSigned) {
   auto element = dyn_cast<IntegerType>(getElementTypeOrSelf(op.getType()));
   if (!element || element.getWidth() < 2)
     return;
-  unsigned width = element.getWidth();
   OpBuilder b(op);
-  ElementwiseBuilder e(b, op.getLoc(), op.getType());
-  Value x = op.getIn();
-  // Compared and converted in f32 (exactly, from narrower floats) or f64:
-  // both hold the bounds, powers of two up to 2^64, exactly.
-  auto from = cast<FloatType>(getElementTypeOrSelf(x.getType()));
-  if (from.getWidth() < 32) {
-    x = arith::ExtFOp::create(b, op.getLoc(), e.like(b.getF32Type()), x);
-    from = b.getF32Type();
-  }
-  double above = std::ldexp(1.0, isSigned ? width - 1 : width);
-  double below = isSigned ? -above : 0.0;
-  APInt maximum =
-      isSigned ? APInt::getSignedMaxValue(width) : APInt::getMaxValue(width);
-  APInt minimum =
-      isSigned ? APInt::getSignedMinValue(width) : APInt::getMinValue(width);
-  auto integer = [&](const APInt &v) {
-    return createConstantLike(b, op.getLoc(), e.like(element),
-                              b.getIntegerAttr(element, v));
-  };
-  Value result = Op::create(b, op.getLoc(), op.getType(), x);
-  result = e.select(e.cmpf(CmpFPredicate::OGE, x, e.f(from, above)),
-                    integer(maximum), result);
-  result = e.select(e.cmpf(CmpFPredicate::OLT, x, e.f(from, below)),
-                    integer(minimum), result);
-  result = e.select(e.cmpf(CmpFPredicate::UNO, x, x), e.i(element, 0), result);
-  op.getResult().replaceAllUsesWith(result);
+  op.getResult().replaceAllUsesWith(createSaturatingFloatToInt(
+      b, op.getLoc(), op.getIn(), op.getType(), isSigned));
   op.erase();
 }
 

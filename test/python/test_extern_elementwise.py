@@ -470,10 +470,13 @@ def convert_kernel(x_ptr, out_ptr, bits_ptr, BLOCK: tl.constexpr):
 
 def test_conversions():
     x = quarters(torch.float32, 64)
+    # Beyond int32 and NaN: saturated and 0, as NVIDIA's cvt does (spine-saturate-float-to-int).
+    x[-5:] = torch.tensor([math.nan, math.inf, -math.inf, 3e9, -3e9])
     out = torch.empty((4, 64), dtype=torch.int32)
     bits = torch.empty(64, dtype=torch.int32)
     convert_kernel[(1,)](x, out, bits, BLOCK=64)
-    expected = torch.stack((x.round(), x.trunc(), x.floor(), x.ceil())).to(torch.int32)
+    rounded = torch.stack((x.round(), x.trunc(), x.floor(), x.ceil()))
+    expected = rounded.double().nan_to_num(0.0).clamp(-(2**31), 2**31 - 1).to(torch.int32)
     assert torch.equal(out, expected)
     assert torch.equal(bits, x.view(torch.int32))
 
@@ -826,6 +829,8 @@ def test_ilogb_llrint_llround(dtype):
     small = x.abs() < 2**31
     assert torch.equal(out[1][small], x[small].round().to(torch.int32))  # half to even
     assert torch.equal(out[2][small], round_half_away(x[small]).to(torch.int32))
+    # 1e30 saturates to int64's maximum, whose low word is -1.
+    assert out[1][x == 1e30].tolist() == [-1] and out[2][x == 1e30].tolist() == [-1]
 
 
 @triton.jit
