@@ -38,7 +38,7 @@ def cpu_model() -> str:
 
 
 def huge_page_setting() -> str:
-    """The kernel's transparent huge page mode (always, madvise or never): with `madvise` only
+    """Linux's transparent huge page mode (always, madvise or never): with `madvise` only
     memory that asks for huge pages gets them, with `never` none does."""
     try:
         text = Path("/sys/kernel/mm/transparent_hugepage/enabled").read_text()
