@@ -570,15 +570,11 @@ StageResult spine::compileLLVMIR(const std::string &llir,
   return success(std::string(buffer.str()));
 }
 
-StageResult spine::targetHasFeatures(const TargetSpec &target,
-                                     const std::string &query) {
-  std::string error;
+bool spine::targetHasFeatures(const TargetSpec &target,
+                              const std::string &query, std::string &error) {
   std::unique_ptr<llvm::TargetMachine> machine =
       createTargetMachine(target, /*optLevel=*/0, /*fpFusion=*/true, error);
-  if (!machine)
-    return failure(error);
-  return success(machine->getMCSubtargetInfo()->checkFeatures(query) ? "1"
-                                                                     : "");
+  return machine && machine->getMCSubtargetInfo()->checkFeatures(query);
 }
 
 std::string spine::hostTriple() { return llvm::sys::getDefaultTargetTriple(); }

@@ -64,10 +64,10 @@ StageResult compileLLVMIR(const std::string &llir, const TargetSpec &target,
                           const CodegenOptions &options);
 
 /// Whether `target`'s subtarget (its CPU's features with `target.features`
-/// applied) has every feature of `query` ("+a,+b"); an error if LLVM has no
-/// such target.
-StageResult targetHasFeatures(const TargetSpec &target,
-                              const std::string &query);
+/// applied) has every feature of `query` ("+a,+b"). Sets `error` (and
+/// returns false) if LLVM has no such target.
+bool targetHasFeatures(const TargetSpec &target, const std::string &query,
+                       std::string &error);
 
 std::string hostTriple();
 std::string hostCPU();

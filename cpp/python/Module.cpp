@@ -161,11 +161,13 @@ NB_MODULE(_C, m) {
       "target_has_features",
       [](std::string triple, std::string cpu, std::string features,
          const std::string &query) {
-        return !unwrap(spine::targetHasFeatures(makeTarget(std::move(triple),
-                                                           std::move(cpu),
-                                                           std::move(features)),
-                                                query))
-                    .empty();
+        std::string error;
+        bool has = spine::targetHasFeatures(
+            makeTarget(std::move(triple), std::move(cpu), std::move(features)),
+            query, error);
+        if (!error.empty())
+          throw CompileError(error);
+        return has;
       },
       "triple"_a, "cpu"_a, "features"_a, "query"_a,
       "Whether the target (its CPU's features with `features` applied) has "

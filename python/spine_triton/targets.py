@@ -195,6 +195,7 @@ def has_int16_pair_product(target: Target) -> bool:
     return {128: True, 256: "+avx2" in features, 512: "+avx512bw" in features}[bits]
 
 
+@functools.cache  # LLVM builds a target machine to answer
 def has_fp16_widening_fma(target: Target) -> bool:
     """Whether the target's vector FMA takes fp16 operands into fp32 lanes, widening them itself
     (RVV's vfwmacc.vf with Zvfh, which the SpacemiT X60 has), which tl.dot of fp16 tiles into
