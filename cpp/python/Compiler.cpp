@@ -439,6 +439,44 @@ void useDynamicRoundingConversions(llvm::Module &module) {
   }
 }
 
+/// x86 without AVX-512 stores a vector under a mask only with vmaskmovps or
+/// vpmaskmovd/q, which AMD's Zen 1 to 3 run as microcode: about 13 cycles each
+/// on this Zen 3 host, where a load, blend and store take one or two. LLVM 22's
+/// DAG combiner still turns store(select(c, x, load p), p), an in-place
+/// tl.where on a tile such as attention's masked scores, into such a masked
+/// store (LLVM later asks the target first: llvm-project #214187). A freeze
+/// between the load and the select hides the pattern; it changes no value
+/// (the load reads initialized memory) and costs nothing in the code.
+bool hasSlowMaskedStores(const llvm::TargetMachine &machine) {
+  return machine.getTargetTriple().isX86() &&
+         !machine.getMCSubtargetInfo()->checkFeatures("+avx512f");
+}
+
+void keepStoredSelectsUnmasked(llvm::Module &module) {
+  llvm::SmallVector<std::pair<llvm::SelectInst *, unsigned>> loadOperands;
+  for (llvm::Function &fn : module)
+    for (llvm::Instruction &inst : llvm::instructions(fn)) {
+      auto *store = llvm::dyn_cast<llvm::StoreInst>(&inst);
+      auto *select =
+          store ? llvm::dyn_cast<llvm::SelectInst>(store->getValueOperand())
+                : nullptr;
+      if (!select || !select->getCondition()->getType()->isVectorTy())
+        continue;
+      for (unsigned operand : {1u, 2u}) {
+        auto *load =
+            llvm::dyn_cast<llvm::LoadInst>(select->getOperand(operand));
+        if (load && load->getPointerOperand()->stripPointerCasts() ==
+                        store->getPointerOperand()->stripPointerCasts())
+          loadOperands.emplace_back(select, operand);
+      }
+    }
+  for (auto [select, operand] : loadOperands) {
+    llvm::Value *load = select->getOperand(operand);
+    select->setOperand(operand, new llvm::FreezeInst(load, load->getName(),
+                                                     select->getIterator()));
+  }
+}
+
 std::string printModule(const llvm::Module &module) {
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -532,6 +570,8 @@ StageResult spine::optimizeLLVMIR(const std::string &llir,
   if (!module)
     return failure(error);
   optimizeModule(*module, *machine, *level);
+  if (hasSlowMaskedStores(*machine))
+    keepStoredSelectsUnmasked(*module);
   if (dynamicRoundingConversions)
     useDynamicRoundingConversions(*module);
   return success(printModule(*module));
