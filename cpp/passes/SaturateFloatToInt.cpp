@@ -29,16 +29,18 @@ namespace mlir::spine {
 
 namespace {
 
-/// `op`'s conversion replaced by the saturating one (not for i1: Triton
-/// casts to bool by comparing with zero).
-template <typename Op> void saturate(Op op, bool isSigned) {
-  auto element = dyn_cast<IntegerType>(getElementTypeOrSelf(op.getType()));
+/// `op` (arith.fptosi or arith.fptoui) replaced by the saturating
+/// conversion (not to i1: Triton casts to bool by comparing with zero).
+void saturate(Operation *op) {
+  Type type = op->getResult(0).getType();
+  auto element = dyn_cast<IntegerType>(getElementTypeOrSelf(type));
   if (!element || element.getWidth() < 2)
     return;
   OpBuilder b(op);
-  op.getResult().replaceAllUsesWith(createSaturatingFloatToInt(
-      b, op.getLoc(), op.getIn(), op.getType(), isSigned));
-  op.erase();
+  op->getResult(0).replaceAllUsesWith(
+      createSaturatingFloatToInt(b, op->getLoc(), op->getOperand(0), type,
+                                 /*isSigned=*/isa<arith::FPToSIOp>(op)));
+  op->erase();
 }
 
 struct SaturateFloatToIntPass
@@ -49,12 +51,8 @@ struct SaturateFloatToIntPass
       if (isa<arith::FPToSIOp, arith::FPToUIOp>(op))
         conversions.push_back(op);
     });
-    for (Operation *op : conversions) {
-      if (auto signedOp = dyn_cast<arith::FPToSIOp>(op))
-        saturate(signedOp, /*isSigned=*/true);
-      else
-        saturate(cast<arith::FPToUIOp>(op), /*isSigned=*/false);
-    }
+    for (Operation *op : conversions)
+      saturate(op);
   }
 };
 

@@ -454,27 +454,24 @@ bool hasSlowMaskedStores(const llvm::TargetMachine &machine) {
 }
 
 void keepStoredSelectsUnmasked(llvm::Module &module) {
-  llvm::SmallVector<std::pair<llvm::SelectInst *, unsigned>> loadOperands;
+  llvm::SmallVector<llvm::StoreInst *> stores;
   for (llvm::Function &fn : module)
-    for (llvm::Instruction &inst : llvm::instructions(fn)) {
-      auto *store = llvm::dyn_cast<llvm::StoreInst>(&inst);
-      auto *select =
-          store ? llvm::dyn_cast<llvm::SelectInst>(store->getValueOperand())
-                : nullptr;
-      if (!select || !select->getCondition()->getType()->isVectorTy())
-        continue;
-      for (unsigned operand : {1u, 2u}) {
-        auto *load =
-            llvm::dyn_cast<llvm::LoadInst>(select->getOperand(operand));
-        if (load && load->getPointerOperand()->stripPointerCasts() ==
-                        store->getPointerOperand()->stripPointerCasts())
-          loadOperands.emplace_back(select, operand);
-      }
+    for (llvm::Instruction &inst : llvm::instructions(fn))
+      if (auto *store = llvm::dyn_cast<llvm::StoreInst>(&inst))
+        stores.push_back(store);
+  // A select stored twice is frozen once: its operand is no longer a load.
+  for (llvm::StoreInst *store : stores) {
+    auto *select = llvm::dyn_cast<llvm::SelectInst>(store->getValueOperand());
+    if (!select || !select->getCondition()->getType()->isVectorTy())
+      continue;
+    for (unsigned operand : {1u, 2u}) {
+      auto *load = llvm::dyn_cast<llvm::LoadInst>(select->getOperand(operand));
+      if (load && load->getPointerOperand()->stripPointerCasts() ==
+                      store->getPointerOperand()->stripPointerCasts())
+        select->setOperand(
+            operand,
+            new llvm::FreezeInst(load, load->getName(), select->getIterator()));
     }
-  for (auto [select, operand] : loadOperands) {
-    llvm::Value *load = select->getOperand(operand);
-    select->setOperand(operand, new llvm::FreezeInst(load, load->getName(),
-                                                     select->getIterator()));
   }
 }
 
