@@ -1,8 +1,10 @@
-/* Hand-written AVX-512 versions of the tutorials' softmax and layer norm
- * forward, three walks over each row as the Triton kernels make them, with and
- * without prefetching the thread's next row: what the algorithm itself reaches
- * on this machine beyond the caches, to compare the compiled kernels with
- * (docs/benchmarks.md, "Session 13"). Not part of the suite.
+/* Hand-written AVX-512 (or, without it, AVX2) versions of the tutorials'
+ * softmax and layer norm forward, three walks over each row as the Triton
+ * kernels make them, with and without prefetching the thread's next row: what
+ * the algorithm itself reaches on this machine beyond the caches, to compare
+ * the compiled kernels with (docs/benchmarks.md, "Session 13" and "Session
+ * 28"). The arrays ask for transparent huge pages, as the suite's tensors do.
+ * Not part of the suite.
  *
  * usage: gcc -O2 -march=native -fopenmp bench/row_walks.c -o /tmp/row_walks -lm
  *        /tmp/row_walks THREADS
@@ -12,14 +14,16 @@
  * does.
  *
  * softmax: walk 1 the row's maximum; walk 2 its exponentials (an exp of the
- * shape of spine-triton's on AVX-512: clamp, round, two-part reduction,
- * degree-6 polynomial, vscalefps) into a stack buffer and their sum; walk 3 the
+ * shape of spine-triton's: clamp, round, two-part reduction, degree-6
+ * polynomial, then vscalefps on AVX-512 or the exponent's bits shifted into
+ * place on AVX2) into a stack buffer and their sum; walk 3 the
  * scaled row, stored non-temporally. The tutorial's persistent grid: 8 programs
- * over the rows, rows 8 apart. layer norm: walk 1 the mean; walk 2 the
- * variance; walk 3 the normalized, scaled and shifted row, stored
- * non-temporally. One program per row, each thread taking a contiguous range.
- * "the row after in walk 3": walk 3 also prefetches the row after next, as
- * spine-triton does for layer norm (its store walk prefetches pid_x + 2).
+ * over the rows, rows 8 apart (in the deferred variant, a block of consecutive
+ * rows per program, as spine-triton runs that loop). layer norm: walk 1 the
+ * mean; walk 2 the variance; walk 3 the normalized, scaled and shifted row,
+ * stored non-temporally. One program per row, each thread taking a contiguous
+ * range. "the row after in walk 3": walk 3 also prefetches the row after next,
+ * as spine-triton does for layer norm (its store walk prefetches pid_x + 2).
  * "walk 3 in the next row's walk 2": each row's stores wait for the next
  * row's exponentials, whose walk stores the previous row's elements from the
  * buffer before writing its own there, four registers per step, as
@@ -30,9 +34,11 @@
 #include <immintrin.h>
 #include <math.h>
 #include <omp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 enum { N = 4096, ROWS = 4096, PROGRAMS = 8, CALLS = 31 };
 enum Prefetch {
@@ -44,58 +50,116 @@ enum Prefetch {
 
 static float *x, *y, *weight, *bias, *flush;
 
+/* Walks step by registers; a line is prefetched once, at its first float
+ * (rows start on a line). */
 static void prefetch_line(const float *p) {
-  if (p)
+  if (p && (uintptr_t)p % 64 == 0)
     _mm_prefetch((const char *)p, _MM_HINT_T1);
 }
 
-static __m512 exp_ps(__m512 v) {
-  v = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(-104.0f)),
-                    _mm512_set1_ps(89.0f));
-  __m512 n =
-      _mm512_roundscale_ps(_mm512_mul_ps(v, _mm512_set1_ps(1.44269504f)), 0);
-  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), v);
-  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f), r);
-  __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(0.0013814610f), r,
-                             _mm512_set1_ps(0.0083687110f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.041668389f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.16666521f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(0.49999994f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.0f));
+/* One vector register of floats: AVX-512's where the compiler targets it,
+ * else AVX2 with FMA (-march=native on Zen 3, say). */
+#ifdef __AVX512F__
+enum { LANES = 16 };
+typedef __m512 vf;
+#define vset1 _mm512_set1_ps
+#define vzero _mm512_setzero_ps
+#define vload _mm512_load_ps
+#define vloadu _mm512_loadu_ps
+#define vstore _mm512_store_ps
+#define vstream _mm512_stream_ps
+#define vadd _mm512_add_ps
+#define vsub _mm512_sub_ps
+#define vmul _mm512_mul_ps
+#define vmax _mm512_max_ps
+#define vmin _mm512_min_ps
+#define vfmadd _mm512_fmadd_ps
+#define vfnmadd _mm512_fnmadd_ps
+#define hmax _mm512_reduce_max_ps
+#define hsum _mm512_reduce_add_ps
+#else
+enum { LANES = 8 };
+typedef __m256 vf;
+#define vset1 _mm256_set1_ps
+#define vzero _mm256_setzero_ps
+#define vload _mm256_load_ps
+#define vloadu _mm256_loadu_ps
+#define vstore _mm256_store_ps
+#define vstream _mm256_stream_ps
+#define vadd _mm256_add_ps
+#define vsub _mm256_sub_ps
+#define vmul _mm256_mul_ps
+#define vmax _mm256_max_ps
+#define vmin _mm256_min_ps
+#define vfmadd _mm256_fmadd_ps
+#define vfnmadd _mm256_fnmadd_ps
+static float hmax(vf v) {
+  __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+  return _mm_cvtss_f32(_mm_max_ss(m, _mm_movehdup_ps(m)));
+}
+static float hsum(vf v) {
+  __m128 m = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+  m = _mm_add_ps(m, _mm_movehl_ps(m, m));
+  return _mm_cvtss_f32(_mm_add_ss(m, _mm_movehdup_ps(m)));
+}
+#endif
+
+static vf exp_ps(vf v) {
+#ifdef __AVX512F__
+  v = vmin(vmax(v, vset1(-104.0f)), vset1(89.0f));
+  vf n = _mm512_roundscale_ps(vmul(v, vset1(1.44269504f)), 0);
+#else
+  /* 2^n is built from n's bits below: n stays in the normal exponents. */
+  v = vmin(vmax(v, vset1(-87.3f)), vset1(88.7f));
+  vf n = _mm256_round_ps(vmul(v, vset1(1.44269504f)),
+                         _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+#endif
+  vf r = vfnmadd(n, vset1(0.693359375f), v);
+  r = vfnmadd(n, vset1(-2.12194440e-4f), r);
+  vf p = vfmadd(vset1(0.0013814610f), r, vset1(0.0083687110f));
+  p = vfmadd(p, r, vset1(0.041668389f));
+  p = vfmadd(p, r, vset1(0.16666521f));
+  p = vfmadd(p, r, vset1(0.49999994f));
+  p = vfmadd(p, r, vset1(1.0f));
+  p = vfmadd(p, r, vset1(1.0f));
+#ifdef __AVX512F__
   return _mm512_scalef_ps(p, n);
+#else
+  __m256i bits = _mm256_slli_epi32(
+      _mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+  return vmul(p, _mm256_castsi256_ps(bits));
+#endif
 }
 
 /* Walk 1 of softmax: the row's maximum, in every lane. */
-static __m512 row_max(const float *in) {
-  __m512 m[4];
+static vf row_max(const float *in) {
+  vf m[4];
   for (int k = 0; k < 4; k++)
-    m[k] = _mm512_set1_ps(-INFINITY);
-  for (int i = 0; i < N; i += 64)
+    m[k] = vset1(-INFINITY);
+  for (int i = 0; i < N; i += 4 * LANES)
     for (int k = 0; k < 4; k++)
-      m[k] = _mm512_max_ps(_mm512_loadu_ps(in + i + 16 * k), m[k]);
-  return _mm512_set1_ps(_mm512_reduce_max_ps(
-      _mm512_max_ps(_mm512_max_ps(m[0], m[1]), _mm512_max_ps(m[2], m[3]))));
+      m[k] = vmax(vloadu(in + i + LANES * k), m[k]);
+  return vset1(hmax(vmax(vmax(m[0], m[1]), vmax(m[2], m[3]))));
 }
 
 static void softmax_row(const float *in, float *out, const float *next,
                         const float *after_next, enum Prefetch prefetch) {
   static __thread float numerator[N] __attribute__((aligned(64)));
-  __m512 max = row_max(in);
-  __m512 sum = _mm512_setzero_ps();
-  for (int i = 0; i < N; i += 16) {
+  vf max = row_max(in);
+  vf sum = vzero();
+  for (int i = 0; i < N; i += LANES) {
     if (prefetch != NONE && next)
       prefetch_line(next + i);
-    __m512 e = exp_ps(_mm512_sub_ps(_mm512_loadu_ps(in + i), max));
-    sum = _mm512_add_ps(sum, e);
-    _mm512_store_ps(numerator + i, e);
+    vf e = exp_ps(vsub(vloadu(in + i), max));
+    sum = vadd(sum, e);
+    vstore(numerator + i, e);
   }
-  __m512 scale = _mm512_set1_ps(1.0f / _mm512_reduce_add_ps(sum));
-  for (int i = 0; i < N; i += 16) {
+  vf scale = vset1(1.0f / hsum(sum));
+  for (int i = 0; i < N; i += LANES) {
     if (prefetch == NEXT_IN_WALK2_AFTER_NEXT_IN_WALK3 && after_next)
       prefetch_line(after_next + i);
-    _mm512_stream_ps(out + i,
-                     _mm512_mul_ps(_mm512_load_ps(numerator + i), scale));
+    vstream(out + i, vmul(vload(numerator + i), scale));
   }
 }
 
@@ -105,73 +169,67 @@ static void softmax_row(const float *in, float *out, const float *next,
 static void softmax_rows_deferred(long program, long next_program) {
   static __thread float numerator[N] __attribute__((aligned(64)));
   float *pending = NULL;
-  __m512 pending_scale = _mm512_setzero_ps();
-  for (long r = program; r < ROWS; r += PROGRAMS) {
+  vf pending_scale = vzero();
+  /* A block of consecutive rows, as spine-block-grid-stride-loops gives
+   * the tutorial's grid-stride loop. */
+  long first = ROWS / PROGRAMS * program, end = first + ROWS / PROGRAMS;
+  for (long r = first; r < end; r++) {
     const float *in = x + r * N;
-    const float *next = r + PROGRAMS < ROWS       ? x + (r + PROGRAMS) * N
-                        : next_program < PROGRAMS ? x + next_program * N
-                                                  : NULL;
-    __m512 max = row_max(in);
+    const float *next = r + 1 < end ? x + (r + 1) * N
+                        : next_program < PROGRAMS
+                            ? x + ROWS / PROGRAMS * next_program * N
+                            : NULL;
+    vf max = row_max(in);
     /* Four registers per step, as the compiled walk's strips. */
-    __m512 sum[4];
+    vf sum[4];
     for (int k = 0; k < 4; k++)
-      sum[k] = _mm512_setzero_ps();
-    for (int i = 0; i < N; i += 64) {
+      sum[k] = vzero();
+    for (int i = 0; i < N; i += 4 * LANES) {
       for (int k = 0; k < 4 && next; k++)
-        prefetch_line(next + i + 16 * k);
+        prefetch_line(next + i + LANES * k);
       for (int k = 0; k < 4 && pending; k++)
-        _mm512_stream_ps(pending + i + 16 * k,
-                         _mm512_mul_ps(_mm512_load_ps(numerator + i + 16 * k),
-                                       pending_scale));
+        vstream(pending + i + LANES * k,
+                vmul(vload(numerator + i + LANES * k), pending_scale));
       for (int k = 0; k < 4; k++) {
-        __m512 e = exp_ps(_mm512_sub_ps(_mm512_loadu_ps(in + i + 16 * k), max));
-        sum[k] = _mm512_add_ps(sum[k], e);
-        _mm512_store_ps(numerator + i + 16 * k, e);
+        vf e = exp_ps(vsub(vloadu(in + i + LANES * k), max));
+        sum[k] = vadd(sum[k], e);
+        vstore(numerator + i + LANES * k, e);
       }
     }
-    float total = _mm512_reduce_add_ps(_mm512_add_ps(
-        _mm512_add_ps(sum[0], sum[1]), _mm512_add_ps(sum[2], sum[3])));
+    float total = hsum(vadd(vadd(sum[0], sum[1]), vadd(sum[2], sum[3])));
     pending = y + r * N;
-    pending_scale = _mm512_set1_ps(1.0f / total);
+    pending_scale = vset1(1.0f / total);
   }
   if (pending)
-    for (int i = 0; i < N; i += 16)
-      _mm512_stream_ps(pending + i, _mm512_mul_ps(_mm512_load_ps(numerator + i),
-                                                  pending_scale));
+    for (int i = 0; i < N; i += LANES)
+      vstream(pending + i, vmul(vload(numerator + i), pending_scale));
 }
 
 static void layer_norm_row(const float *in, float *out, const float *next,
                            const float *after_next, enum Prefetch prefetch) {
-  __m512 s[4];
+  vf s[4];
   for (int k = 0; k < 4; k++)
-    s[k] = _mm512_setzero_ps();
-  for (int i = 0; i < N; i += 64)
+    s[k] = vzero();
+  for (int i = 0; i < N; i += 4 * LANES)
     for (int k = 0; k < 4; k++)
-      s[k] = _mm512_add_ps(s[k], _mm512_loadu_ps(in + i + 16 * k));
-  __m512 mean = _mm512_set1_ps(
-      _mm512_reduce_add_ps(
-          _mm512_add_ps(_mm512_add_ps(s[0], s[1]), _mm512_add_ps(s[2], s[3]))) /
-      N);
+      s[k] = vadd(s[k], vloadu(in + i + LANES * k));
+  vf mean = vset1(hsum(vadd(vadd(s[0], s[1]), vadd(s[2], s[3]))) / N);
   for (int k = 0; k < 4; k++)
-    s[k] = _mm512_setzero_ps();
-  for (int i = 0; i < N; i += 64)
+    s[k] = vzero();
+  for (int i = 0; i < N; i += 4 * LANES)
     for (int k = 0; k < 4; k++) {
       if (prefetch != NONE && next)
-        prefetch_line(next + i + 16 * k);
-      __m512 d = _mm512_sub_ps(_mm512_loadu_ps(in + i + 16 * k), mean);
-      s[k] = _mm512_fmadd_ps(d, d, s[k]);
+        prefetch_line(next + i + LANES * k);
+      vf d = vsub(vloadu(in + i + LANES * k), mean);
+      s[k] = vfmadd(d, d, s[k]);
     }
-  float var = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(s[0], s[1]),
-                                                 _mm512_add_ps(s[2], s[3]))) /
-              N;
-  __m512 rstd = _mm512_set1_ps(1.0f / sqrtf(var + 1e-5f));
-  for (int i = 0; i < N; i += 16) {
+  float var = hsum(vadd(vadd(s[0], s[1]), vadd(s[2], s[3]))) / N;
+  vf rstd = vset1(1.0f / sqrtf(var + 1e-5f));
+  for (int i = 0; i < N; i += LANES) {
     if (prefetch == NEXT_IN_WALK2_AFTER_NEXT_IN_WALK3 && after_next)
       prefetch_line(after_next + i);
-    __m512 v =
-        _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(in + i), mean), rstd);
-    _mm512_stream_ps(out + i, _mm512_fmadd_ps(v, _mm512_loadu_ps(weight + i),
-                                              _mm512_loadu_ps(bias + i)));
+    vf v = vmul(vsub(vloadu(in + i), mean), rstd);
+    vstream(out + i, vfmadd(v, vloadu(weight + i), vloadu(bias + i)));
   }
 }
 
@@ -211,8 +269,10 @@ static int by_value(const void *a, const void *b) {
 int main(int argc, char **argv) {
   int threads = argc > 1 ? atoi(argv[1]) : omp_get_max_threads();
   size_t bytes = (size_t)ROWS * N * sizeof(float);
-  x = aligned_alloc(64, bytes);
-  y = aligned_alloc(64, bytes);
+  x = aligned_alloc(2 << 20, bytes);
+  y = aligned_alloc(2 << 20, bytes);
+  if (x && y)
+    madvise(x, bytes, MADV_HUGEPAGE), madvise(y, bytes, MADV_HUGEPAGE);
   weight = aligned_alloc(64, N * sizeof(float));
   bias = aligned_alloc(64, N * sizeof(float));
   flush = aligned_alloc(64, 64 << 20);
