@@ -132,6 +132,11 @@ static vf exp_ps(vf v) {
 #endif
 }
 
+/* The sum of all lanes of four accumulators. */
+static float hsum4(const vf s[4]) {
+  return hsum(vadd(vadd(s[0], s[1]), vadd(s[2], s[3])));
+}
+
 /* Walk 1 of softmax: the row's maximum, in every lane. */
 static vf row_max(const float *in) {
   vf m[4];
@@ -196,7 +201,7 @@ static void softmax_rows_deferred(long program, long next_program) {
         vstore(numerator + i + LANES * k, e);
       }
     }
-    float total = hsum(vadd(vadd(sum[0], sum[1]), vadd(sum[2], sum[3])));
+    float total = hsum4(sum);
     pending = y + r * N;
     pending_scale = vset1(1.0f / total);
   }
@@ -213,7 +218,7 @@ static void layer_norm_row(const float *in, float *out, const float *next,
   for (int i = 0; i < N; i += 4 * LANES)
     for (int k = 0; k < 4; k++)
       s[k] = vadd(s[k], vloadu(in + i + LANES * k));
-  vf mean = vset1(hsum(vadd(vadd(s[0], s[1]), vadd(s[2], s[3]))) / N);
+  vf mean = vset1(hsum4(s) / N);
   for (int k = 0; k < 4; k++)
     s[k] = vzero();
   for (int i = 0; i < N; i += 4 * LANES)
@@ -223,7 +228,7 @@ static void layer_norm_row(const float *in, float *out, const float *next,
       vf d = vsub(vloadu(in + i + LANES * k), mean);
       s[k] = vfmadd(d, d, s[k]);
     }
-  float var = hsum(vadd(vadd(s[0], s[1]), vadd(s[2], s[3]))) / N;
+  float var = hsum4(s) / N;
   vf rstd = vset1(1.0f / sqrtf(var + 1e-5f));
   for (int i = 0; i < N; i += LANES) {
     if (prefetch == NEXT_IN_WALK2_AFTER_NEXT_IN_WALK3 && after_next)
