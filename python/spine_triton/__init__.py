@@ -10,7 +10,10 @@ import sys
 # discovery load .compiler and .driver before they are aliased.
 import triton.backends  # noqa: F401
 
-from . import compiler, driver
+from . import compiler, driver, triton_key
+
+# Triton hashes its 500 MB library in every new process; remember the result per install.
+triton_key.install()
 
 # Code written for SpacemiT's spine-triton imports `triton.backends.spine_triton.driver`.
 _ALIAS = "triton.backends." + driver.BACKEND_NAME
