@@ -217,7 +217,8 @@ def ScheduleTilePrefetches
     tile loop reads in the next iteration of the loop over tiles) in a loop
     nest that a loop which computes follows in the same block moves into
     that loop: a copy of the nest that keeps only the address arithmetic and
-    the prefetches runs at the start of each of its steps, the nest's loops
+    the prefetches runs at the start of each of its steps (in a micro-kernel
+    step, after the accumulator loads, before the K loop), the nest's loops
     over rows (or strips) cut to that step's even share, prefetching into
     L2. The computing loop is a matmul micro-kernel (its steps: (row block,
     column block) pairs), or else a loop with a constant trip count that

@@ -72,6 +72,64 @@ func.func @tile_loop(%base: i64, %stride: i64, %tiles: index, %buf: memref<16x8x
   return
 }
 
+// A micro-kernel step with a K loop (the loop carrying its accumulators):
+// the step's share goes after the accumulator loads, right before the K
+// loop, not ahead of the loads.
+// CHECK-LABEL: func.func @step_with_k_loop
+// CHECK: scf.for %{{.*}} = %c0 to %c12 step %c6 {
+// CHECK:   scf.for %{{.*}} = %c0 to %c32 step %c8 {
+// CHECK-NOT: llvm.intr.prefetch
+// CHECK:     %[[ACC:.*]] = vector.load %{{.*}} : memref<12x32xf32>, vector<8xf32>
+// CHECK-NOT: vector.load
+// CHECK:     scf.for
+// CHECK:       "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}> : (!llvm.ptr) -> ()
+// CHECK:     }
+// CHECK-NEXT: scf.for %{{.*}} = %c0 to %c8 step %c1 iter_args(%{{.*}} = %[[ACC]])
+// CHECK-NOT: llvm.intr.prefetch
+// CHECK:     vector.store
+// CHECK: } {spine.micro_kernel_rows}
+func.func @step_with_k_loop(%base: i64, %stride: i64, %tiles: index, %buf: memref<16x8xf32>, %acc: memref<12x32xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c6 = arith.constant 6 : index
+  %c8 = arith.constant 8 : index
+  %c12 = arith.constant 12 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %c4_i64 = arith.constant 4 : i64
+  %c32_i64 = arith.constant 32 : i64
+  scf.for %k = %c0 to %tiles step %c1 {
+    %k_i64 = arith.index_cast %k : index to i64
+    scf.for %r = %c0 to %c16 step %c1 {
+      %r_i64 = arith.index_cast %r : index to i64
+      %row = arith.muli %r_i64, %stride : i64
+      %col = arith.muli %k_i64, %c32_i64 : i64
+      %here = arith.addi %row, %col : i64
+      %next = arith.addi %here, %c32_i64 : i64
+      %bytes = arith.muli %here, %c4_i64 : i64
+      %next_bytes = arith.muli %next, %c4_i64 : i64
+      %p = llvm.inttoptr %base : i64 to !llvm.ptr
+      %src = llvm.getelementptr %p[%bytes] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+      %ahead = llvm.getelementptr %p[%next_bytes] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+      "llvm.intr.prefetch"(%ahead) <{cache = 1 : i32, hint = 3 : i32, rw = 0 : i32}> {spine.next_iteration_prefetch} : (!llvm.ptr) -> ()
+      %v = llvm.load %src {alignment = 4 : i64} : !llvm.ptr -> vector<8xf32>
+      vector.store %v, %buf[%r, %c0] : memref<16x8xf32>, vector<8xf32>
+    }
+    scf.for %i = %c0 to %c12 step %c6 {
+      scf.for %j = %c0 to %c32 step %c8 {
+        %a = vector.load %acc[%i, %j] : memref<12x32xf32>, vector<8xf32>
+        %sum = scf.for %kk = %c0 to %c8 step %c1 iter_args(%s = %a) -> (vector<8xf32>) {
+          %b = vector.load %buf[%kk, %c0] : memref<16x8xf32>, vector<8xf32>
+          %t = arith.addf %s, %b : vector<8xf32>
+          scf.yield %t : vector<8xf32>
+        }
+        vector.store %sum, %acc[%i, %j] : memref<12x32xf32>, vector<8xf32>
+      }
+    } {spine.micro_kernel_rows}
+  }
+  return
+}
+
 // Without a micro-kernel after the copy, the prefetch stays where it is.
 // CHECK-LABEL: func.func @no_micro_kernel
 // CHECK: scf.for
