@@ -24,6 +24,8 @@ from pathlib import Path
 import triton
 from triton import knobs
 
+from .compiler import _write_atomically
+
 # What triton_key() reads, relative to the triton package: runtime/cache.py (its own file), the
 # modules under these directories, and the extension library.
 _HASHED_DIRS = ("compiler", "backends", "language")
@@ -60,9 +62,8 @@ def remembered(store: Path, current_fingerprint: str, compute: Callable[[], str]
     key = compute()
     try:
         store.parent.mkdir(parents=True, exist_ok=True)
-        tmp = store.with_name(f".{store.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"fingerprint": current_fingerprint, "key": key}))
-        os.replace(tmp, store)  # processes starting at once never read a torn file
+        # Processes starting at once never read a torn file.
+        _write_atomically(store, json.dumps({"fingerprint": current_fingerprint, "key": key}))
     except OSError:
         pass
     return key
