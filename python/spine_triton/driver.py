@@ -80,11 +80,11 @@ def _not_on_cpu(obj, name: str):
     )
 
 
-def make_arg_packer(signature, names=None):
-    """A function of all kernel arguments (constexprs included, as Triton passes them) returning
-    the 8-byte argument slots of docs/kernel-abi.md. Built once per kernel, so a launch costs one
-    `struct.pack` call, after checking that every pointer argument is a CPU tensor (`names`:
-    the parameters' names, for that error)."""
+def _packing(signature, names=None):
+    """(parameters, source of the pointer checks, the `_pack(...)` call, scope) of the code that
+    packs a kernel's arguments into the 8-byte slots of docs/kernel-abi.md: one `struct.pack`
+    call, after checking that every pointer argument is a CPU tensor (`names`: the parameters'
+    names, for that error)."""
     params = [f"a{i}" for i in range(len(signature))]
     names = list(names) if names is not None else params
     slots = [slot for param, ty in zip(params, signature) for slot in _slots(ty, param)]
@@ -96,13 +96,23 @@ def make_arg_packer(signature, names=None):
             obj = match.group("obj")
             name = names[int(re.match(r"a(\d+)", obj).group(1))]
             checks += f"    if not getattr({obj}, 'is_cpu', True):\n        _not_on_cpu({obj}, {name!r})\n"
-    source = (
-        f"def pack({', '.join(params)}):\n{checks}    return _pack({', '.join(expr for _, expr in slots)})\n"
-    )
+    pack = f"_pack({', '.join(expr for _, expr in slots)})"
     scope = {"_pack": layout.pack, "_bf16_bits": _bf16_bits, "_not_on_cpu": _not_on_cpu}
-    # Generated code, like Triton's own argument binder: no per-argument dispatch at launch.
-    exec(compile(source, "<spine-triton arg packer>", "exec"), scope)  # noqa: S102
-    return scope["pack"]
+    return params, checks, pack, scope
+
+
+def _generated(source: str, name: str, scope: dict):
+    """The function `name` that `source` defines, run in `scope`. Generated code, like Triton's
+    own argument binder: no per-argument dispatch at launch."""
+    exec(compile(source, f"<spine-triton {name}>", "exec"), scope)  # noqa: S102
+    return scope[name]
+
+
+def make_arg_packer(signature, names=None):
+    """A function of all kernel arguments (constexprs included, as Triton passes them) returning
+    the 8-byte argument slots of docs/kernel-abi.md. Built once per kernel."""
+    params, checks, pack, scope = _packing(signature, names)
+    return _generated(f"def pack({', '.join(params)}):\n{checks}    return {pack}\n", "pack", scope)
 
 
 class DeviceAssertionError(AssertionError):
@@ -174,47 +184,43 @@ def _independent_programs(metadata) -> bool:
     return getattr(metadata, "independent_programs", False)
 
 
-class CPULauncher:
-    """Packs the arguments once per launch and runs the grid through spine_triton._C.launch."""
+# Whether a launch hook Triton passes has something to call, as an expression of `hook`: None, or
+# a triton.knobs.HookChain with no hooks added (what Triton passes unless a profiler adds one), has
+# not. Calling an empty chain costs as much as packing a tensor argument.
+_HOOK_SET = "{0} is not None and getattr({0}, 'calls', True)"
 
-    def __init__(self, src, metadata):
-        from . import _C  # Loaded with the first kernel, not when triton imports the backend.
 
-        self.pack = make_arg_packer(list(src.signature.values()), list(src.signature))
-        self.num_threads = metadata.num_threads or _default_num_threads()
-        self.independent_programs = _independent_programs(metadata)
-        self.launch = _C.launch
+def make_native_launcher(src, metadata):
+    """The launcher of a kernel compiled for this host: a function of what Triton's
+    CompiledKernel.run passes (grid, stream, entry address, metadata, launch hooks, then every
+    kernel argument) that packs the arguments and runs the grid through spine_triton._C.launch.
+    Generated per kernel as one function, with the arguments as named parameters: a launch is one
+    Python call besides the packing and the native call (bench/: "launch overhead")."""
+    from . import _C  # Loaded with the first kernel, not when triton imports the backend.
 
-    def __call__(
-        self,
-        gridX,
-        gridY,
-        gridZ,
-        stream,
-        function,
-        packed_metadata,
-        launch_metadata,
-        launch_enter_hook,
-        launch_exit_hook,
-        *args,
-    ):
-        if launch_enter_hook is not None:
-            launch_enter_hook(launch_metadata)
-        self.launch(
-            function,
-            self.pack(*args),
-            gridX,
-            gridY,
-            gridZ,
-            self.num_threads,
-            self.independent_programs,
-        )
-        if launch_exit_hook is not None:
-            launch_exit_hook(launch_metadata)
-        # The one per-launch cost of device asserts: a dict miss for kernels without any.
-        state = _assert_states.get(function)
-        if state is not None and state.failed:
-            _raise_device_assert(state)
+    params, checks, pack, scope = _packing(list(src.signature.values()), list(src.signature))
+    scope |= {
+        "_launch": _C.launch,
+        "_assert_state": _assert_states.get,
+        "_raise_device_assert": _raise_device_assert,
+        "_num_threads": metadata.num_threads or _default_num_threads(),
+        "_independent_programs": _independent_programs(metadata),
+    }
+    head = "gridX, gridY, gridZ, stream, function, packed_metadata, launch_metadata, enter_hook, exit_hook"
+    source = (
+        f"def launch({', '.join([head, *params])}):\n"
+        f"{checks}"
+        f"    if {_HOOK_SET.format('enter_hook')}:\n"
+        "        enter_hook(launch_metadata)\n"
+        f"    _launch(function, {pack}, gridX, gridY, gridZ, _num_threads, _independent_programs)\n"
+        f"    if {_HOOK_SET.format('exit_hook')}:\n"
+        "        exit_hook(launch_metadata)\n"
+        "    # The one per-launch cost of device asserts: a dict miss for kernels without any.\n"
+        "    state = _assert_state(function)\n"
+        "    if state is not None and state.failed:\n"
+        "        _raise_device_assert(state)\n"
+    )
+    return _generated(source, "launch", scope)
 
 
 class EmulatedLauncher:
@@ -256,7 +262,7 @@ def make_launcher(src, metadata):
     target = targets.resolve(metadata.target.arch)
     if target.emulated:
         return EmulatedLauncher(src, metadata, target)
-    return CPULauncher(src, metadata)
+    return make_native_launcher(src, metadata)
 
 
 class CPUUtils:
