@@ -52,21 +52,12 @@ bool canReadInPlace(Operation *op, SmallVectorImpl<Operation *> *stores) {
           return false;
         continue;
       }
-      if (mayWrite(inBlock) && !(stores && isa<triton::StoreOp>(inBlock)))
-        return false;
-      // tl.dot's A, used by a dot of the load's own block (read once, where
-      // the dot stands): the micro-kernel broadcasts its elements a row at a
-      // time, so rows a stride apart cost nothing a copy would save. In
-      // place, the tutorial matmul runs 4-6% faster (Skylake-SP, 1 and 2
-      // threads; docs/benchmarks.md, session 30). B stays packed: its K rows
-      // a page apart would share an L1 set (spine-vectorize-matmul).
-      if (isa<triton::DotOp>(user) && use.getOperandNumber() == 0 &&
-          inBlock == user) {
-        if (last->isBeforeInBlock(inBlock))
-          last = inBlock;
-        continue;
-      }
+      // tl.dot's operands stay packed into contiguous tiles: read in place,
+      // A's rows a page apart made the tutorial matmul 10% slower (Zen 3),
+      // and 1-9% slower on Skylake-SP (docs/benchmarks.md, session 30).
       if (isa<triton::DotOp, triton::DotScaledOp>(user))
+        return false;
+      if (mayWrite(inBlock) && !(stores && isa<triton::StoreOp>(inBlock)))
         return false;
       if (user->hasTrait<OpTrait::IsTerminator>()) {
         if (!isFresh())

@@ -7,13 +7,10 @@
 // it runs at the speed of memory while the loops after it leave memory idle.
 // Here they move into a loop that follows and computes:
 //
-//  * a matmul micro-kernel (tl.dot's B packed, its A packed or read in
-//    place): each of its (row block, column block) steps prefetches an even
-//    share of the next tiles' rows into L2, between its accumulator loads
-//    and its K loop, so the misses overlap with FMAs and the next copy (or
-//    read in place) finds them in L2. An A read in place takes its
-//    prefetches from the copy of its load's general version (the one for
-//    offsets that may wrap), when the load has one. On the
+//  * a matmul micro-kernel (tl.dot's operands are packed): each of its (row
+//    block, column block) steps prefetches an even share of the next tiles'
+//    rows into L2, between its accumulator loads and its K loop, so the
+//    misses overlap with FMAs and the next copy reads from L2. On the
 //    tutorial matmul (one thread, Zen 3) that is 5-9% faster at 1024 and
 //    2048 (docs/benchmarks.md); issuing them at one point of the
 //    micro-kernel instead, or only into L1, was slower than leaving them in

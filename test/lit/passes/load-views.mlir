@@ -121,7 +121,7 @@ tt.func public @stores_in_reach(%x: !tt.ptr<f32>, %out: !tt.ptr<f32>, %row: i32)
 }
 
 // Refusals, each load copied into a tile: the value yielded out of its loop
-// as is; tl.dot's B operand (packed into a contiguous tile on purpose);
+// as is; an operand of tl.dot (packed into a contiguous tile on purpose);
 // every other element (stride 2); an atomic in the load's reach.
 // CHECK-LABEL: func.func @refusals
 // CHECK-NOT: bufferization.to_tensor
@@ -315,74 +315,5 @@ tt.func public @transposed_tile(%w: !tt.ptr<f32>, %s: f32, %stride: i32, %out: !
   %os = tt.splat %out : !tt.ptr<f32> -> tensor<4x16x!tt.ptr<f32>>
   %op = tt.addptr %os, %o : tensor<4x16x!tt.ptr<f32>>, tensor<4x16xi32>
   tt.store %op, %c : tensor<4x16x!tt.ptr<f32>>
-  tt.return
-}
-
-// tl.dot's A operand, the dot in the load's block, is read in place: a 4 x 8
-// block of rows %stride apart. B stays a copy (rows that share an L1 set
-// are packed on purpose), and so does an A read by a dot in a loop (each
-// iteration would read it again).
-// The version whose i32 offsets provably do not wrap views A; the general
-// one copies it into a buffer cast to the view's type.
-// CHECK-LABEL: func.func @dot_a_in_place
-// CHECK: %[[A:.*]] = scf.if %{{.*}} -> (tensor<4x8xf32>) {
-// CHECK: %[[V:.*]] = builtin.unrealized_conversion_cast %{{.*}} to memref<4x8xf32, strided<[?, 1]>>
-// CHECK: bufferization.to_tensor %[[V]] restrict
-// CHECK: } else {
-// CHECK: %[[CAST:.*]] = memref.cast %{{.*}} : memref<4x8xf32> to memref<4x8xf32, strided<[?, 1]>>
-// CHECK: bufferization.to_tensor %[[CAST]] restrict
-// CHECK-NOT: bufferization.to_tensor
-// CHECK: %[[B:.*]] = scf.for {{.*}} -> (tensor<8x16xf32>)
-// CHECK-NOT: bufferization.to_tensor
-// CHECK: linalg.matmul ins(%[[A]], %[[B]] : tensor<4x8xf32>, tensor<8x16xf32>)
-// CHECK-NOT: bufferization.to_tensor
-// CHECK: %[[AGAIN:.*]] = scf.for {{.*}} -> (tensor<4x8xf32>)
-// CHECK-NOT: bufferization.to_tensor
-// CHECK: scf.for
-// CHECK: linalg.matmul ins(%[[AGAIN]], %[[B]]
-// CHECK: return
-tt.func public @dot_a_in_place(%a: !tt.ptr<f32>, %b: !tt.ptr<f32>, %stride: i32, %out: !tt.ptr<f32>, %n: i32) {
-  %m = tt.make_range {end = 4 : i32, start = 0 : i32} : tensor<4xi32>
-  %k = tt.make_range {end = 8 : i32, start = 0 : i32} : tensor<8xi32>
-  %j = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
-  %m2 = tt.expand_dims %m {axis = 1 : i32} : tensor<4xi32> -> tensor<4x1xi32>
-  %strides = tt.splat %stride : i32 -> tensor<4x1xi32>
-  %ms = arith.muli %m2, %strides : tensor<4x1xi32>
-  %mb = tt.broadcast %ms : tensor<4x1xi32> -> tensor<4x8xi32>
-  %k2 = tt.expand_dims %k {axis = 0 : i32} : tensor<8xi32> -> tensor<1x8xi32>
-  %kb = tt.broadcast %k2 : tensor<1x8xi32> -> tensor<4x8xi32>
-  %aoffs = arith.addi %mb, %kb : tensor<4x8xi32>
-  %as = tt.splat %a : !tt.ptr<f32> -> tensor<4x8x!tt.ptr<f32>>
-  %ap = tt.addptr %as, %aoffs : tensor<4x8x!tt.ptr<f32>>, tensor<4x8xi32>
-  %k3 = tt.expand_dims %k {axis = 1 : i32} : tensor<8xi32> -> tensor<8x1xi32>
-  %c16 = arith.constant dense<16> : tensor<8x1xi32>
-  %ks = arith.muli %k3, %c16 : tensor<8x1xi32>
-  %ksb = tt.broadcast %ks : tensor<8x1xi32> -> tensor<8x16xi32>
-  %j2 = tt.expand_dims %j {axis = 0 : i32} : tensor<16xi32> -> tensor<1x16xi32>
-  %jb = tt.broadcast %j2 : tensor<1x16xi32> -> tensor<8x16xi32>
-  %boffs = arith.addi %ksb, %jb : tensor<8x16xi32>
-  %bs = tt.splat %b : !tt.ptr<f32> -> tensor<8x16x!tt.ptr<f32>>
-  %bp = tt.addptr %bs, %boffs : tensor<8x16x!tt.ptr<f32>>, tensor<8x16xi32>
-  %zero = arith.constant dense<0.0> : tensor<4x16xf32>
-  %m3 = tt.expand_dims %m {axis = 1 : i32} : tensor<4xi32> -> tensor<4x1xi32>
-  %c16m = arith.constant dense<16> : tensor<4x1xi32>
-  %os = arith.muli %m3, %c16m : tensor<4x1xi32>
-  %osb = tt.broadcast %os : tensor<4x1xi32> -> tensor<4x16xi32>
-  %jc = tt.broadcast %j2 : tensor<1x16xi32> -> tensor<4x16xi32>
-  %coffs = arith.addi %osb, %jc : tensor<4x16xi32>
-  %cs = tt.splat %out : !tt.ptr<f32> -> tensor<4x16x!tt.ptr<f32>>
-  %cp = tt.addptr %cs, %coffs : tensor<4x16x!tt.ptr<f32>>, tensor<4x16xi32>
-  %av = tt.load %ap : tensor<4x8x!tt.ptr<f32>>
-  %bv = tt.load %bp : tensor<8x16x!tt.ptr<f32>>
-  %c = tt.dot %av, %bv, %zero : tensor<4x8xf32> * tensor<8x16xf32> -> tensor<4x16xf32>
-  tt.store %cp, %c : tensor<4x16x!tt.ptr<f32>>
-  %c0 = arith.constant 0 : i32
-  %c1 = arith.constant 1 : i32
-  %again = tt.load %ap : tensor<4x8x!tt.ptr<f32>>
-  %sum = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> (tensor<4x16xf32>) : i32 {
-    %next = tt.dot %again, %bv, %acc : tensor<4x8xf32> * tensor<8x16xf32> -> tensor<4x16xf32>
-    scf.yield %next : tensor<4x16xf32>
-  }
-  tt.store %cp, %sum : tensor<4x16x!tt.ptr<f32>>
   tt.return
 }
