@@ -100,7 +100,7 @@ def make_packer(signature):
     """A function of all kernel arguments returning (the slot values, {slot index: the tensor
     whose address it holds}). The slots are those of driver.make_arg_packer, with 0 in pointer
     slots."""
-    from .driver import _bf16_bits, _slots
+    from .driver import _bf16_bits, _generated, _slots
 
     params = [f"a{i}" for i in range(len(signature))]
     slots = [slot for param, ty in zip(params, signature) for slot in _slots(ty, param)]
@@ -115,9 +115,7 @@ def make_packer(signature):
     source = (
         f"def pack({', '.join(params)}):\n    return _pack({', '.join(values)}), {{{', '.join(pointers)}}}\n"
     )
-    scope = {"_pack": layout.pack, "_bf16_bits": _bf16_bits}
-    exec(compile(source, "<spine-triton emulated arg packer>", "exec"), scope)  # noqa: S102
-    return scope["pack"], len(slots)
+    return _generated(source, "pack", {"_pack": layout.pack, "_bf16_bits": _bf16_bits}), len(slots)
 
 
 def _bytes_at(address: int, size: int):

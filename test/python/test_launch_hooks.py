@@ -1,7 +1,8 @@
 """Triton's launch hooks (``triton.knobs.runtime.launch_enter_hook`` / ``launch_exit_hook``, the
 chains profilers such as proton add to): each hook added runs once per launch, the enter hook
-before the grid runs and the exit hook after it, with the launch's metadata (a LazyDict: `.get()`); a hook removed no
-longer runs. The launcher skips the chains while they are empty (driver.make_native_launcher)."""
+before the grid runs and the exit hook after it, with the launch's metadata (a LazyDict:
+``.get()``); a hook removed no longer runs. The launcher skips the chains while they are empty
+(driver.make_native_launcher)."""
 
 import pytest
 import torch
