@@ -32,7 +32,10 @@
 // product is at most 2^14) to i32 lane l, with twice the K steps per
 // instruction of widening to i32 and multiplying (vpmulld). With
 // fp16-widening-fma (RVV Zvfh), fp16 A and B with an f32 C stay as they are:
-// each step's extensions to f32 and FMA become one vfwmacc.vf.
+// each step's extensions to f32 and FMA become one vfwmacc.vf. Otherwise a
+// narrow float A (fp16, bf16, fp8) is always widened into an f32 copy, even
+// when one column block reads each element once, so that the K loop
+// broadcasts A from memory instead of converting an element per row.
 //
 //===----------------------------------------------------------------------===//
 
@@ -157,7 +160,16 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
     bool widenInFma = fp16WideningFma && accType.isF32() &&
                       elementType(A).isF16() && elementType(B).isF16();
     Type aType = pairType ? pairType : accType;
-    if (!widenInFma && elementType(A) != aType && N / (cols * lanes) > 1 &&
+    // With one column block each A element is still broadcast once per K
+    // step, but a narrow float widened in the loop costs vector work per row
+    // (x86: vcvtph2ps, or a shift and a vpbroadcastd on an FMA port; RVV
+    // without Zfbfmin: a vmv.v.x splat feeding vfmacc.vv), where a copy
+    // widens a row in a few vector instructions and the loop broadcasts from
+    // memory (vfmacc.vf, vfmadd231ps {1to16}). Integers widen for free in the
+    // loop's scalar load (and RVV's vmacc.vx takes the scalar itself).
+    bool floatWidensInVectors = isa<FloatType>(elementType(A));
+    if (!widenInFma && elementType(A) != aType &&
+        (N / (cols * lanes) > 1 || floatWidensInVectors) &&
         M * K * aType.getIntOrFloatBitWidth() / 8 <= kMaxPackedBytes)
       A = packWidened(b, op, A, aType, lanes);
     if (pairType) {

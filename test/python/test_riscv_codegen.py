@@ -109,6 +109,45 @@ def test_fp16_dot_loop_widens_in_the_fma(tmp_path):
     assert "vfwcvt.f.f.v" not in code
 
 
+def test_bf16_dot_loop_broadcasts_a_from_memory(tmp_path):
+    # The X60 has no bf16 vector arithmetic: A is widened into an f32 copy before the K loop, so
+    # each row's step is a scalar load feeding vfmacc.vf. Widened in the loop (a shift of the bf16
+    # bits), the element was splatted by vmv.v.x into a vfmacc.vv: a vector instruction per row.
+    body = mnemonics(dot_loop(compile_matmul(torch.bfloat16), tmp_path))
+    assert len([m for m in body if m == "vfmacc.vf"]) >= 8, body
+    assert not [m for m in body if m in ("vfmacc.vv", "vmv.v.x", "vfmv.v.f")], body
+
+
+def test_int8_dot_loop_multiplies_by_the_scalar(tmp_path):
+    # int8 A and B with an int32 C: B's tile is widened to i32 as it is copied, A's element is
+    # sign-extended by its scalar load, and each step is vmacc.vx with that scalar: no widening in
+    # the loop. (vwmacc would accumulate in i16, which 127 * 127 products overflow in two steps.)
+    kernel = dot_kernel_int8()
+    loops = innermost_loops(rvv_disassembly(kernel, tmp_path)["int8_dot_kernel"])
+    body = mnemonics(max(loops, key=lambda body: mnemonics(body).count("vmacc.vx")))
+    assert body.count("vmacc.vx") >= 8, body
+    assert not [m for m in body if m.startswith(("vsext", "vwmul", "vwmacc", "vmul"))], body
+
+
+@triton.jit
+def int8_dot_kernel(a_ptr, b_ptr, c_ptr, K, BLOCK: tl.constexpr, BLOCK_K: tl.constexpr):
+    rows = tl.arange(0, BLOCK)
+    ks = tl.arange(0, BLOCK_K)
+    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.int32)
+    for k in range(0, K, BLOCK_K):
+        a = tl.load(a_ptr + rows[:, None] * K + (k + ks)[None, :])
+        b = tl.load(b_ptr + (k + ks)[:, None] * BLOCK + rows[None, :])
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + rows[:, None] * BLOCK + rows[None, :], acc)
+
+
+def dot_kernel_int8():
+    K = 128
+    a, b = torch.empty(32, K, dtype=torch.int8), torch.empty(K, 32, dtype=torch.int8)
+    c = torch.empty(32, 32, dtype=torch.int32)
+    return int8_dot_kernel.warmup(a, b, c, K, BLOCK=32, BLOCK_K=32, grid=(1,))
+
+
 def test_vec_method_none_leaves_the_dot_to_llvm(tmp_path):
     # Without the micro-kernel no broadcast-A FMA (the micro-kernel's vfmacc.vf) is left anywhere.
     blocked = rvv_disassembly(compile_matmul(), tmp_path)["matmul_kernel"]

@@ -160,15 +160,25 @@ func.func @f16(%a: memref<16x16xf16>, %b: memref<16x32xf16>, %c: memref<16x32xf3
   return
 }
 
-// One block of 4 rows x 16 columns reads each input element once: nothing
-// is copied, the K loop widens B's vectors and A's elements itself.
+// One block of 4 rows x 16 columns reads each input element once. B is not
+// copied: the K loop widens each of its vectors once, for all the rows. A's
+// element widened in the loop would cost a vector conversion per row and K
+// step (vcvtph2ps; on RVV without Zvfh's widening FMA, a splat feeding a
+// vector-vector FMA), so A is widened into an f32 copy a vector at a time
+// and the loop broadcasts from it.
 // CHECK-LABEL: func.func @f16_one_block
+// CHECK: %[[A32:.*]] = memref.alloca() {alignment = 64 : i64} : memref<4x16xf32>
+// CHECK: arith.extf {{.*}} : vector<8xf16> to vector<8xf32>
+// CHECK: vector.store {{.*}}, %[[A32]]
 // CHECK-NOT: memref.alloca
 // CHECK: scf.for {{.*}} iter_args
 // CHECK: vector.load %arg1{{.*}} : memref<16x16xf16>, vector<8xf16>
 // CHECK: arith.extf {{.*}} : vector<8xf16> to vector<8xf32>
-// CHECK: arith.extf {{.*}} : f16 to f32
+// CHECK-NOT: f16 to f32
+// CHECK: memref.load %[[A32]]
 // CHECK: vector.fma
+// CHECK-NOT: f16 to f32
+// CHECK: return
 func.func @f16_one_block(%a: memref<4x16xf16>, %b: memref<16x16xf16>, %c: memref<4x16xf32>) {
   linalg.matmul ins(%a, %b : memref<4x16xf16>, memref<16x16xf16>) outs(%c : memref<4x16xf32>)
   return
