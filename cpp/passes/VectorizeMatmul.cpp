@@ -27,15 +27,15 @@
 // row blocks that read it; each step broadcasts A[i+r, k:k+2], one 32-bit
 // pair, to every lane. With int16-pair-product (x86 vpmaddwd), int8 A and
 // B with an i32 C do the same in int16: B's pairs are widened as they are
-// packed, A is widened once into a packed copy when several column blocks
-// read it, and each step adds a[2l] * b[2l] + a[2l+1] * b[2l+1] (exact: each
-// product is at most 2^14) to i32 lane l, with twice the K steps per
-// instruction of widening to i32 and multiplying (vpmulld). With
-// fp16-widening-fma (RVV Zvfh), fp16 A and B with an f32 C stay as they are:
-// each step's extensions to f32 and FMA become one vfwmacc.vf. Otherwise a
-// narrow float A (fp16, bf16, fp8) is always widened into an f32 copy, even
-// when one column block reads each element once, so that the K loop
-// broadcasts A from memory instead of converting an element per row.
+// packed, A is widened once into a packed copy, and each step adds
+// a[2l] * b[2l] + a[2l+1] * b[2l+1] (exact: each product is at most 2^14) to
+// i32 lane l, with twice the K steps per instruction of widening to i32 and
+// multiplying (vpmulld). With fp16-widening-fma (RVV Zvfh), fp16 A and B with
+// an f32 C stay as they are: each step's extensions to f32 and FMA become one
+// vfwmacc.vf. Otherwise a narrow float A (fp16, bf16, fp8) is always widened
+// into an f32 copy, even when one column block reads each element once, so
+// that the K loop broadcasts A from memory instead of converting an element
+// per row; an integer A only when several column blocks read it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -161,15 +161,16 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
                       elementType(A).isF16() && elementType(B).isF16();
     Type aType = pairType ? pairType : accType;
     // With one column block each A element is still broadcast once per K
-    // step, but a narrow float widened in the loop costs vector work per row
-    // (x86: vcvtph2ps, or a shift and a vpbroadcastd on an FMA port; RVV
-    // without Zfbfmin: a vmv.v.x splat feeding vfmacc.vv), where a copy
-    // widens a row in a few vector instructions and the loop broadcasts from
-    // memory (vfmacc.vf, vfmadd231ps {1to16}). Integers widen for free in the
-    // loop's scalar load (and RVV's vmacc.vx takes the scalar itself).
-    bool floatWidensInVectors = isa<FloatType>(elementType(A));
+    // step, but a narrow float or an int8 pair widened in the loop costs
+    // vector instructions per row (x86: vcvtph2ps, a shift or vpmovsxbw and a
+    // vpbroadcastd on the FMA ports; RVV without Zfbfmin: a vmv.v.x splat
+    // feeding vfmacc.vv), where a copy widens a row a vector at a time and
+    // the loop broadcasts from memory (vfmacc.vf, vfmadd231ps {1to16}, a
+    // vpbroadcastd load). One integer widens for free in the loop's scalar
+    // load (RVV's vmacc.vx takes the scalar itself).
+    bool widensInVectors = isa<FloatType>(elementType(A)) || pairType;
     if (!widenInFma && elementType(A) != aType &&
-        (N / (cols * lanes) > 1 || floatWidensInVectors) &&
+        (N / (cols * lanes) > 1 || widensInVectors) &&
         M * K * aType.getIntOrFloatBitWidth() / 8 <= kMaxPackedBytes)
       A = packWidened(b, op, A, aType, lanes);
     if (pairType) {

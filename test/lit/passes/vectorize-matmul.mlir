@@ -186,23 +186,30 @@ func.func @f16_one_block(%a: memref<4x16xf16>, %b: memref<16x16xf16>, %c: memref
 
 // int8 x int8 -> int32 multiplies and adds in i32. With int16-pair-product
 // (x86 vpmaddwd), B's rows are packed in pairs widened to i16, as bf16's
-// below, and the K loop runs over the 8 pairs: A's pair of the row (two i8
-// widened, one block of columns: A is not copied) is broadcast as one i32,
-// and vpmaddwd sums the pair's two products into each i32 lane.
+// below, and the K loop runs over the 8 pairs: A's pair of the row is
+// broadcast as one i32, and vpmaddwd sums the pair's two products into each
+// i32 lane. A is widened to i16 into a copy first, though one block of
+// columns reads each pair once: widened in the loop, each row's pair cost
+// three vector instructions (vmovd, vpmovsxbw, vpbroadcastd) on the ports
+// vpaddd needs.
 // CHECK-LABEL: func.func @i8
 // CHECK: arith.extsi {{.*}} : vector<8xi8> to vector<8xi32>
 // CHECK: arith.muli
 // CHECK: arith.addi
 // I16-LABEL: func.func @i8
-// I16: %[[PACKED:.*]] = memref.alloca() {alignment = 64 : i64} : memref<8x32xi16>
+// I16-DAG: %[[PACKED:.*]] = memref.alloca() {alignment = 64 : i64} : memref<8x32xi16>
+// I16-DAG: %[[WIDE_A:.*]] = memref.alloca() {alignment = 64 : i64} : memref<16x16xi16>
+// I16: %[[ROW:.*]] = vector.load %arg0{{.*}} : memref<16x16xi8>, vector<8xi8>
+// I16: %[[ROW16:.*]] = arith.extsi %[[ROW]] : vector<8xi8> to vector<8xi16>
+// I16: vector.store %[[ROW16]], %[[WIDE_A]]
 // I16: %[[FIRST:.*]] = arith.extsi %{{.*}} : vector<8xi8> to vector<8xi16>
 // I16: %[[SECOND:.*]] = arith.extsi %{{.*}} : vector<8xi8> to vector<8xi16>
 // I16: vector.interleave %[[FIRST]], %[[SECOND]] : vector<8xi16> -> vector<16xi16>
 // I16: scf.for %[[STEP:.*]] = %c0{{.*}} to %c8{{.*}} step %c1{{.*}} iter_args
 // I16: vector.load %[[PACKED]][%[[STEP]], %{{.*}}] : memref<8x32xi16>, vector<16xi16>
-// I16: %[[A:.*]] = vector.load %arg0[%{{.*}}, %{{.*}}] : memref<16x16xi8>, vector<2xi8>
-// I16: %[[A16:.*]] = arith.extsi %[[A]] : vector<2xi8> to vector<2xi16>
-// I16: vector.bitcast %[[A16]] : vector<2xi16> to vector<1xi32>
+// I16-NOT: arith.extsi
+// I16: %[[A:.*]] = vector.load %[[WIDE_A]][%{{.*}}, %{{.*}}] : memref<16x16xi16>, vector<2xi16>
+// I16-NEXT: vector.bitcast %[[A]] : vector<2xi16> to vector<1xi32>
 // I16: %[[SUMS:.*]] = llvm.call_intrinsic "llvm.x86.avx2.pmadd.wd"(%{{.*}}, %{{.*}}) : (vector<16xi16>, vector<16xi16>) -> vector<8xi32>
 // I16: arith.addi %{{.*}}, %[[SUMS]] : vector<8xi32>
 // I16-NOT: arith.muli {{.*}} : vector
