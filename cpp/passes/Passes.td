@@ -396,7 +396,10 @@ def StackBuffers : Pass<"spine-stack-buffers", "func::FuncOp"> {
     block, up to `max-buffer-bytes` per buffer and `max-total-bytes` per
     function: no malloc and free per program or per loop iteration. Buffers
     of one type in different branches of an scf.if (versions of a kernel)
-    share one allocation.
+    share one allocation. A buffer allocated in an scf.for's body and
+    yielded to the next iteration, which only reads and writes it and drops
+    it (as the loop's result is only read and written), gets two stack
+    allocations used in turns.
   }];
   let options = [
     Option<"maxBufferBytes", "max-buffer-bytes", "int64_t", /*default=*/"65536",

@@ -197,6 +197,38 @@ def test_kernel_frees_every_allocation(case):
 
 
 @triton.jit
+def running_logsumexp_kernel(x_ptr, out_ptr, n_blocks, R: tl.constexpr, C: tl.constexpr):
+    # Flash attention's running maximum: each step computes the new maximum while it still reads
+    # the old one, so the maximum cannot be updated in place.
+    rows = tl.arange(0, R)
+    cols = tl.arange(0, C)
+    m = tl.full([R], float("-inf"), tl.float32)
+    s = tl.zeros([R], tl.float32)
+    for i in range(n_blocks):
+        x = tl.load(x_ptr + rows[:, None] * (n_blocks * C) + i * C + cols[None, :])
+        m_new = tl.maximum(m, tl.max(x, 1))
+        s = s * tl.exp(m - m_new) + tl.sum(tl.exp(x - m_new[:, None]), 1)
+        m = m_new
+    tl.store(out_ptr + rows, m + tl.log(s))
+
+
+def test_running_maximum_is_not_allocated_per_iteration():
+    """A loop-carried block that cannot be updated in place took a malloc and a free per iteration;
+    spine-stack-buffers gives it two stack buffers used in turns: no heap call is left."""
+    torch.manual_seed(4)
+    x = torch.randn(16, 7 * 64) * 4
+    out = torch.empty(16)
+    kernel = running_logsumexp_kernel[(1,)](x, out, 7, R=16, C=64)
+    torch.testing.assert_close(out, torch.logsumexp(x, dim=1), rtol=1e-5, atol=1e-5)
+    assert not re.search(r"call .*@(malloc|free)\(", kernel.asm["llir"])
+    # One block (the first iteration alone reads the initial maximum) and an even count.
+    for blocks in (1, 2):
+        y = x[:, : blocks * 64].contiguous()
+        running_logsumexp_kernel[(1,)](y, out, blocks, R=16, C=64)
+        torch.testing.assert_close(out, torch.logsumexp(y, dim=1), rtol=1e-5, atol=1e-5)
+
+
+@triton.jit
 def scaled_kernel(x_ptr, out_ptr, n, C: tl.constexpr, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n

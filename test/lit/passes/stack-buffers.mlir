@@ -28,10 +28,9 @@ func.func @local_tiles(%n: index, %out: memref<16xf32>) {
 }
 
 // A buffer carried by a loop it is allocated outside of (an accumulator
-// updated in place) goes on the stack. Left on the heap: the new buffer each
-// iteration yields (the next iteration still reads the previous one), a
-// buffer larger than max-buffer-bytes, one beyond the function's budget
-// (4 KiB + 4 KiB > 6 KiB), a dynamically sized one and one returned.
+// updated in place) goes on the stack. Left on the heap: a buffer larger
+// than max-buffer-bytes, one beyond the function's budget (4 KiB + 4 KiB >
+// 6 KiB), a dynamically sized one and one returned.
 // CHECK-LABEL: func.func @heap_buffers
 // CHECK-NEXT: memref.alloca() {{.*}} : memref<4xf32>
 // CHECK-NEXT: %[[FIRST:.*]] = memref.alloca() : memref<1024xf32>
@@ -40,8 +39,6 @@ func.func @local_tiles(%n: index, %out: memref<16xf32>) {
 // CHECK: memref.alloc() : memref<1024xf32>
 // CHECK: memref.alloc(%{{.*}}) : memref<?xf32>
 // CHECK: scf.for
-// CHECK: memref.alloc() : memref<4xf32>
-// CHECK: scf.yield
 // CHECK: memref.alloc() : memref<8xf32>
 // CHECK: return
 func.func @heap_buffers(%n: index) -> memref<8xf32> {
@@ -58,12 +55,63 @@ func.func @heap_buffers(%n: index) -> memref<8xf32> {
   linalg.fill ins(%cst : f32) outs(%second : memref<1024xf32>)
   linalg.fill ins(%cst : f32) outs(%dyn : memref<?xf32>)
   %r = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %init) -> (memref<4xf32>) {
-    %next = memref.alloc() : memref<4xf32>
-    memref.copy %acc, %next : memref<4xf32> to memref<4xf32>
-    scf.yield %next : memref<4xf32>
+    linalg.fill ins(%cst : f32) outs(%acc : memref<4xf32>)
+    scf.yield %acc : memref<4xf32>
   }
   %ret = memref.alloc() : memref<8xf32>
   return %ret : memref<8xf32>
+}
+
+// A new buffer per iteration, read by the next one and dropped there (a
+// running maximum the step reads after computing the new one): two stack
+// slots in turns, each iteration writing the one the value carried into it
+// is not in (the first iteration's, the loop's initial value, is in
+// neither). Left on the heap: a buffer whose predecessor is carried on
+// further (yielded again as %older, so the slot would be overwritten while
+// still read) and one whose loop result is returned.
+// CHECK-LABEL: func.func @carried_buffers
+// CHECK-NEXT: %[[ONE:.*]] = memref.alloca() {alignment = 64 : i64} : memref<4xf32>
+// CHECK-NEXT: %[[OTHER:.*]] = memref.alloca() {alignment = 64 : i64} : memref<4xf32>
+// CHECK-NOT: memref.alloca
+// CHECK: scf.for {{.*}} iter_args(%[[PREV:.*]] = %arg1)
+// CHECK-NEXT: %[[PREV_AT:.*]] = memref.extract_aligned_pointer_as_index %[[PREV]]
+// CHECK-NEXT: %[[ONE_AT:.*]] = memref.extract_aligned_pointer_as_index %[[ONE]]
+// CHECK-NEXT: %[[IN_ONE:.*]] = arith.cmpi eq, %[[PREV_AT]], %[[ONE_AT]]
+// CHECK-NEXT: %[[NEXT:.*]] = arith.select %[[IN_ONE]], %[[OTHER]], %[[ONE]]
+// CHECK-NEXT: linalg.generic {{.*}} ins(%[[PREV]] : memref<4xf32>) outs(%[[NEXT]] : memref<4xf32>)
+// CHECK: scf.yield %[[NEXT]]
+// CHECK: memref.copy %{{.*}}, %arg2
+// CHECK: scf.for
+// CHECK-NEXT: memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+// CHECK: scf.for
+// CHECK-NEXT: memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+// CHECK: return
+func.func @carried_buffers(%n: index, %init: memref<4xf32>, %out: memref<4xf32>) -> memref<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %m = scf.for %i = %c0 to %n step %c1 iter_args(%prev = %init) -> (memref<4xf32>) {
+    %next = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%prev : memref<4xf32>) outs(%next : memref<4xf32>) {
+    ^bb0(%in: f32, %o: f32):
+      %twice = arith.addf %in, %in : f32
+      linalg.yield %twice : f32
+    }
+    memref.copy %next, %prev : memref<4xf32> to memref<4xf32>
+    scf.yield %next : memref<4xf32>
+  }
+  memref.copy %m, %out : memref<4xf32> to memref<4xf32>
+  %kept:2 = scf.for %i = %c0 to %n step %c1 iter_args(%prev = %init, %older = %init) -> (memref<4xf32>, memref<4xf32>) {
+    %next = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+    memref.copy %prev, %next : memref<4xf32> to memref<4xf32>
+    scf.yield %next, %prev : memref<4xf32>, memref<4xf32>
+  }
+  memref.copy %kept#1, %out : memref<4xf32> to memref<4xf32>
+  %returned = scf.for %i = %c0 to %n step %c1 iter_args(%prev = %init) -> (memref<4xf32>) {
+    %next = memref.alloc() {alignment = 64 : i64} : memref<4xf32>
+    memref.copy %prev, %next : memref<4xf32> to memref<4xf32>
+    scf.yield %next : memref<4xf32>
+  }
+  return %returned : memref<4xf32>
 }
 
 // A buffer a branch yields (a peeled first iteration's block) is live only
