@@ -118,17 +118,6 @@ def test_bf16_dot_loop_broadcasts_a_from_memory(tmp_path):
     assert not [m for m in body if m in ("vfmacc.vv", "vmv.v.x", "vfmv.v.f")], body
 
 
-def test_int8_dot_loop_multiplies_by_the_scalar(tmp_path):
-    # int8 A and B with an int32 C: B's tile is widened to i32 as it is copied, A's element is
-    # sign-extended by its scalar load, and each step is vmacc.vx with that scalar: no widening in
-    # the loop. (vwmacc would accumulate in i16, which 127 * 127 products overflow in two steps.)
-    kernel = dot_kernel_int8()
-    loops = innermost_loops(rvv_disassembly(kernel, tmp_path)["int8_dot_kernel"])
-    body = mnemonics(max(loops, key=lambda body: mnemonics(body).count("vmacc.vx")))
-    assert body.count("vmacc.vx") >= 8, body
-    assert not [m for m in body if m.startswith(("vsext", "vwmul", "vwmacc", "vmul"))], body
-
-
 @triton.jit
 def int8_dot_kernel(a_ptr, b_ptr, c_ptr, K, BLOCK: tl.constexpr, BLOCK_K: tl.constexpr):
     rows = tl.arange(0, BLOCK)
@@ -141,11 +130,19 @@ def int8_dot_kernel(a_ptr, b_ptr, c_ptr, K, BLOCK: tl.constexpr, BLOCK_K: tl.con
     tl.store(c_ptr + rows[:, None] * BLOCK + rows[None, :], acc)
 
 
-def dot_kernel_int8():
+def test_int8_dot_loop_multiplies_by_the_scalar(tmp_path):
+    # int8 A and B with an int32 C: B's tile is widened to i32 as it is copied, A's element is
+    # sign-extended by its scalar load, and each step is vmacc.vx with that scalar: no widening in
+    # the loop. (vwmacc would accumulate in i16, which 127 * 127 products overflow in two steps.)
     K = 128
     a, b = torch.empty(32, K, dtype=torch.int8), torch.empty(K, 32, dtype=torch.int8)
-    c = torch.empty(32, 32, dtype=torch.int32)
-    return int8_dot_kernel.warmup(a, b, c, K, BLOCK=32, BLOCK_K=32, grid=(1,))
+    kernel = int8_dot_kernel.warmup(
+        a, b, torch.empty(32, 32, dtype=torch.int32), K, BLOCK=32, BLOCK_K=32, grid=(1,)
+    )
+    loops = innermost_loops(rvv_disassembly(kernel, tmp_path)["int8_dot_kernel"])
+    body = mnemonics(max(loops, key=lambda body: mnemonics(body).count("vmacc.vx")))
+    assert body.count("vmacc.vx") >= 8, body
+    assert not [m for m in body if m.startswith(("vsext", "vwmul", "vwmacc", "vmul"))], body
 
 
 def test_vec_method_none_leaves_the_dot_to_llvm(tmp_path):

@@ -23,6 +23,7 @@ from triton.language.extra import libdevice
 # The arguments every matmul kernel starts with: one definition, in examples/ (a directory of scripts).
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
 from bare_matmul import bare_matmul_kernel
+from test_dot import dot_kernel
 from test_edge_cases import check_integer_division, check_shifts
 from test_grid_stride_loops import softmax_rows
 from tutorial_matmul import matmul_args
@@ -93,7 +94,9 @@ def test_persistent_softmax(in_place):
     torch.testing.assert_close(out, expected)
 
 
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float16], ids=["fp32", "fp16-to-fp32"])
+@pytest.mark.parametrize(
+    "dtype", [torch.float32, torch.float16, torch.bfloat16], ids=["fp32", "fp16-to-fp32", "bf16-to-fp32"]
+)
 def test_matmul(dtype):
     M, N, K = 40, 72, 50  # partial blocks on every axis
     a, b = torch.randn(M, K).to(dtype), torch.randn(K, N).to(dtype)
@@ -101,6 +104,20 @@ def test_matmul(dtype):
     grid = (triton.cdiv(M, 16), triton.cdiv(N, 32))
     bare_matmul_kernel[grid](*matmul_args(a, b, c), BLOCK_M=16, BLOCK_N=32, BLOCK_K=16)
     torch.testing.assert_close(c, a.float() @ b.float(), rtol=1e-4, atol=1e-4)
+
+
+def test_int8_matmul_is_exact():
+    # int8 x int8 -> int32 (B widened as it is copied, vmacc.vx in the K loop), extremes included:
+    # -128 * -128 summed over K is exact only with int32 accumulation.
+    M, N, K = 40, 72, 50
+    torch.manual_seed(5)
+    a = torch.randint(-128, 128, (M, K), dtype=torch.int8)
+    b = torch.randint(-128, 128, (K, N), dtype=torch.int8)
+    a[0], b[:, 0] = -128, -128
+    c = torch.empty(M, N, dtype=torch.int32)
+    grid = (triton.cdiv(M, 16), triton.cdiv(N, 32))
+    dot_kernel[grid](a, b, c, M, N, K, BLOCK_M=16, BLOCK_N=32, BLOCK_K=16)
+    assert torch.equal(c, (a.long() @ b.long()).int())
 
 
 @triton.jit
