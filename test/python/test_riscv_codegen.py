@@ -17,6 +17,7 @@ from triton.backends.spine_triton.driver import CPUDriver
 # The tutorial matmul is defined once, in examples/ (a directory of scripts).
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
 import tutorial_matmul
+from test_dot import dot_kernel
 
 pytestmark = pytest.mark.skipif(shutil.which("llvm-objdump-22") is None, reason="needs llvm-objdump-22")
 
@@ -118,28 +119,15 @@ def test_bf16_dot_loop_broadcasts_a_from_memory(tmp_path):
     assert not [m for m in body if m in ("vfmacc.vv", "vmv.v.x", "vfmv.v.f")], body
 
 
-@triton.jit
-def int8_dot_kernel(a_ptr, b_ptr, c_ptr, K, BLOCK: tl.constexpr, BLOCK_K: tl.constexpr):
-    rows = tl.arange(0, BLOCK)
-    ks = tl.arange(0, BLOCK_K)
-    acc = tl.zeros((BLOCK, BLOCK), dtype=tl.int32)
-    for k in range(0, K, BLOCK_K):
-        a = tl.load(a_ptr + rows[:, None] * K + (k + ks)[None, :])
-        b = tl.load(b_ptr + (k + ks)[:, None] * BLOCK + rows[None, :])
-        acc += tl.dot(a, b)
-    tl.store(c_ptr + rows[:, None] * BLOCK + rows[None, :], acc)
-
-
 def test_int8_dot_loop_multiplies_by_the_scalar(tmp_path):
     # int8 A and B with an int32 C: B's tile is widened to i32 as it is copied, A's element is
     # sign-extended by its scalar load, and each step is vmacc.vx with that scalar: no widening in
     # the loop. (vwmacc would accumulate in i16, which 127 * 127 products overflow in two steps.)
-    K = 128
-    a, b = torch.empty(32, K, dtype=torch.int8), torch.empty(K, 32, dtype=torch.int8)
-    kernel = int8_dot_kernel.warmup(
-        a, b, torch.empty(32, 32, dtype=torch.int32), K, BLOCK=32, BLOCK_K=32, grid=(1,)
-    )
-    loops = innermost_loops(rvv_disassembly(kernel, tmp_path)["int8_dot_kernel"])
+    M = N = K = 128
+    a, b = torch.empty(M, K, dtype=torch.int8), torch.empty(K, N, dtype=torch.int8)
+    c = torch.empty(M, N, dtype=torch.int32)
+    kernel = dot_kernel.warmup(a, b, c, M, N, K, BLOCK_M=32, BLOCK_N=32, BLOCK_K=32, grid=(4, 4))
+    loops = innermost_loops(rvv_disassembly(kernel, tmp_path)["dot_kernel"])
     body = mnemonics(max(loops, key=lambda body: mnemonics(body).count("vmacc.vx")))
     assert body.count("vmacc.vx") >= 8, body
     assert not [m for m in body if m.startswith(("vsext", "vwmul", "vwmacc", "vmul"))], body
