@@ -4,7 +4,9 @@ independent, and as written otherwise. Results against torch where the rows are 
 (separate and in-place outputs, masked and padded rows, fewer rows than programs), and against
 the written order simulated in Python where they are not (rows that read the previous row, rows
 whose outputs overlap): one thread runs the programs in pid order, so the written order is
-deterministic and the blocked one would give other values."""
+deterministic and the blocked one would give other values. tl.range's GPU scheduling options
+(num_stages, loop_unroll_factor, flatten, disallow_acc_multi_buffer) are accepted and change
+nothing a CPU program computes."""
 
 import os
 
@@ -231,3 +233,30 @@ def test_the_loop_is_versioned():
     w = torch.rand(32)
     compiled = layer_norm_rows.warmup(out, x, w, 32, 8, 32, 1e-5, BLOCK=16, grid=(4,), num_threads=1)
     assert "arith.ceildivsi" in compiled.asm["linalg"]
+
+
+@triton.jit
+def column_sums_with_range_options(
+    out_ptr, in_ptr, n_rows, n_cols, UNROLL: tl.constexpr, BLOCK: tl.constexpr
+):
+    # tl.range's GPU scheduling options, on the grid-stride loop and on the loop inside it.
+    for col0 in tl.range(
+        tl.program_id(0) * BLOCK, n_cols, tl.num_programs(0) * BLOCK, num_stages=2, flatten=True
+    ):
+        cols = col0 + tl.arange(0, BLOCK)
+        acc = tl.zeros([BLOCK], tl.float32)
+        for row in tl.range(
+            0, n_rows, loop_unroll_factor=UNROLL, num_stages=3, disallow_acc_multi_buffer=True
+        ):
+            acc += tl.load(in_ptr + row * n_cols + cols, mask=cols < n_cols, other=0.0)
+        tl.store(out_ptr + cols, acc, mask=cols < n_cols)
+
+
+@pytest.mark.parametrize("unroll", [1, 3, 4, 8])
+def test_range_scheduling_options_leave_results_unchanged(unroll):
+    # 37 rows: no unroll factor divides the trip count; 100 columns in blocks of 16 over 3
+    # programs: the grid-stride loop runs 2 or 3 times per program, the last block masked.
+    x = torch.randn(37, 100)
+    out = torch.empty(100)
+    column_sums_with_range_options[(3,)](out, x, 37, 100, UNROLL=unroll, BLOCK=16, num_threads=2)
+    torch.testing.assert_close(out, x.sum(0), rtol=1e-5, atol=1e-5)
