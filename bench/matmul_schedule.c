@@ -1,7 +1,10 @@
 /* The tutorial matmul's schedule as spine-triton compiles it, written by hand
  * with AVX-512 intrinsics on one thread: what that schedule reaches on this
  * machine, and which of its parts cost, without a rebuild of the compiler per
- * question (docs/benchmarks.md, "Session 30"). Not part of the suite.
+ * question (docs/benchmarks.md, "Session 30"). Not part of the suite. As
+ * measured in session 32 it runs well below the compiled kernel (70-72 against
+ * 84-88 GFLOP/s at 2048 on the Skylake-SP host): what it says about the copies
+ * is an upper bound, not a measurement of the kernel.
  *
  * usage: gcc -O3 -march=native [-DCOPY_A=0] [-DPREFETCH=0] [-DBK=64] \
  *            [-DCOLUMNS_OUTER] bench/matmul_schedule.c -o /tmp/matmul_schedule
