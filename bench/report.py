@@ -206,14 +206,22 @@ def _scaling_section(data: dict, notes: Notes) -> list[str]:
         every = by_case.get((("matmul", case.dtype, 0), r["label"]))
         for provider in SCALING_PROVIDERS:
             one = value(r, provider)
-            many = value(every, provider) if every else None
+            result = r["results"].get(provider, {})
+            if "all_threads_ms" in result:
+                # Timed in the same rounds as the 1-thread calls (worker.all_threads_fns).
+                many = r["work"] / (result["all_threads_ms"] / 1e3) / 1e9
+                many_cell, speedup = fmt(many), f"{result['all_threads_speedup']:.2f}x"
+            else:
+                many = value(every, provider) if every else None
+                many_cell = _cell(every, provider, notes) if every else "-"
+                speedup = _ratio(many, one)
             rows.append(
                 [
                     provider,
                     f"{case.dtype} {r['label']}",
                     _cell(r, provider, notes),
-                    _cell(every, provider, notes) if every else "-",
-                    _ratio(many, one),
+                    many_cell,
+                    speedup,
                     _percent(one, _roof(limits, "fma", "1")),
                     _percent(many, _roof(limits, "fma")),
                 ]

@@ -216,6 +216,43 @@ def check(case: Case, out, ref):
         raise WrongResult(f"wrong result: max |error| is {err:.2g} of max |reference| (tolerance {tol:g})")
 
 
+# A case on fewer threads (matmul scaling) also times each provider on all threads, in the same
+# rounds: the speedup is then the median of per-round ratios, which a busy moment falling on one
+# of two separately measured cases does not skew.
+_ALL_THREADS = "all threads: "
+SCALING_ROUNDS = 8
+
+
+def all_threads_fns(case: Case, fns: dict, inputs, ref, default_threads: int) -> dict:
+    """For a case with `threads`, each prepared provider's call on all threads (keys prefixed
+    with _ALL_THREADS), kept where its first result checks against `ref`; else nothing. torch's
+    thread count is switched around its call."""
+    if not case.threads:
+        return {}
+    every = {}
+    for provider in fns:
+        if provider == "spine-triton":
+            fn = TRITON[case.kernel]
+            every[_ALL_THREADS + provider] = lambda fn=fn: fn(*inputs, num_threads=0)
+        elif provider == "torch":
+            fn = TORCH[case.kernel]
+
+            def on_all_threads(fn=fn):
+                torch.set_num_threads(default_threads)
+                try:
+                    return fn(*inputs)
+                finally:
+                    torch.set_num_threads(case.threads)
+
+            every[_ALL_THREADS + provider] = on_all_threads
+    for name, fn in list(every.items()):
+        try:
+            check(case, fn(), ref)
+        except Exception:  # noqa: BLE001 - the speedup falls back to the sweep's all-threads case
+            del every[name]
+    return every
+
+
 def prepare(case: Case, provider: str, inputs, ref):
     """The provider's callable, after its first call (compile, autotune) gave a checked result:
     a wrong kernel gets no number."""
@@ -298,12 +335,18 @@ def serve():
                 for provider, ms in launch_ms(fns).items():
                     send(event="result", provider=provider, ms=ms, **note(case, provider))
             else:
+                every = all_threads_fns(case, fns, inputs, ref, default_threads)
                 # With the triad in turns, more rounds: its paired ratio is a median over them.
-                rounds = rounds_ms(fns, min_rounds=TRIAD_ROUNDS if TRIAD in fns else 3)
-                for provider, times in rounds.items():
+                min_rounds = TRIAD_ROUNDS if TRIAD in fns else SCALING_ROUNDS if every else 3
+                rounds = rounds_ms(fns | every, min_rounds=min_rounds)
+                for provider in fns:
+                    times = rounds[provider]
                     paired = {}
                     if TRIAD in rounds and provider != TRIAD:
                         paired["per_triad"] = paired_speedup(times, rounds[TRIAD])
+                    if (all_times := rounds.get(_ALL_THREADS + provider)) is not None:
+                        paired["all_threads_ms"] = statistics.median(all_times)
+                        paired["all_threads_speedup"] = paired_speedup(all_times, times)
                     ms = statistics.median(times)
                     send(event="result", provider=provider, ms=ms, **paired, **note(case, provider))
         torch.set_num_threads(default_threads)

@@ -43,6 +43,11 @@ def test_smoke_run_reports_every_kernel(tmp_path):
         assert set(row["results"]) == set(cases.providers(case))
         for result in row["results"].values():
             assert {"ms", "error", "skipped"} & set(result), result
+        if case.threads:
+            # The scaling case times the all-threads calls in the same rounds.
+            for provider in cases.SCALING_PROVIDERS:
+                result = row["results"][provider]
+                assert result["all_threads_ms"] > 0 and result["all_threads_speedup"] > 0, result
         # Memory-bound rows are set against the triad timed in turns with them, call for call.
         if case.spec.roof == "stream":
             assert "ms" in row["results"][cases.TRIAD], row["results"][cases.TRIAD]
