@@ -52,9 +52,16 @@ bool canReadInPlace(Operation *op, SmallVectorImpl<Operation *> *stores) {
           return false;
         continue;
       }
-      // tl.dot's operands stay packed into contiguous tiles: read in place,
-      // A's rows a page apart made the tutorial matmul 10% slower (Zen 3),
-      // and 1-9% slower on Skylake-SP (docs/benchmarks.md, session 30).
+      // tl.dot's A stays packed into a contiguous tile: read in place, its
+      // rows a page apart made the tutorial matmul 10% slower (Zen 3), and
+      // 1-9% slower on Skylake-SP (docs/benchmarks.md, session 30). B only
+      // as a block of whole rows (isWholeRowsDotOperand).
+      if (isa<triton::DotOp>(user) && value == load.getResult() &&
+          use.getOperandNumber() == 1 && isWholeRowsDotOperand(load)) {
+        if (last->isBeforeInBlock(inBlock))
+          last = inBlock;
+        continue;
+      }
       if (isa<triton::DotOp, triton::DotScaledOp>(user))
         return false;
       if (mayWrite(inBlock) && !(stores && isa<triton::StoreOp>(inBlock)))
@@ -99,6 +106,21 @@ bool canReadInPlace(Operation *op, SmallVectorImpl<Operation *> *stores) {
       break;
   }
   return true;
+}
+
+bool isWholeRowsDotOperand(Operation *op) {
+  auto load = dyn_cast<triton::LoadOp>(op);
+  if (!load)
+    return false;
+  auto type = dyn_cast<RankedTensorType>(load.getType());
+  if (!type || type.getRank() != 2)
+    return false;
+  return llvm::any_of(load->getUses(), [&](OpOperand &use) {
+    auto dot = dyn_cast<triton::DotOp>(use.getOwner());
+    return dot && use.getOperandNumber() == 1 &&
+           dot->getBlock() == load->getBlock() &&
+           getElementTypeOrSelf(dot.getType()) == type.getElementType();
+  });
 }
 
 MemRefType getViewType(RankedTensorType type,

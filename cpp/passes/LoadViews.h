@@ -36,6 +36,20 @@ namespace mlir::spine {
 bool canReadInPlace(Operation *load,
                     SmallVectorImpl<Operation *> *stores = nullptr);
 
+/// Whether `load` (an original tt.load) is the B operand of a tl.dot of its
+/// own block that multiplies B's elements as they are (B's element type is
+/// the result's: no widening or pairing copy). Such a tile is packed into a
+/// buffer, except where it is a block of whole rows, consecutive in memory,
+/// which the caller checks at run time: then it is read in place. Copied, a
+/// tile of a few rows of a wider matrix stays in L1 for every row block of
+/// the micro-kernel and the next one is prefetched while it runs, where read
+/// in place its rows a page apart are streams the hardware prefetchers
+/// follow late (the tutorial matmul 10-17% slower, Skylake-SP); a block of
+/// whole rows (the fused matmul + softmax's B tile of 32 x N) is one stream,
+/// and its copy, larger than L1, bought nothing: read in place it ran 7-14%
+/// faster at N = 256 to 2048 (docs/benchmarks.md, session 32).
+bool isWholeRowsDotOperand(Operation *load);
+
 /// The memref type of a view of `type` whose dimensions have `strides`
 /// elements (nullopt: known at run time; the last is 1): the identity layout
 /// when the strides are row-major, else strides known at run time but the

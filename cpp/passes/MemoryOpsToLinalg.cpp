@@ -26,6 +26,11 @@
 namespace mlir::spine {
 namespace {
 
+/// The alignment of the tile buffers made here, in bytes: a cache line, so
+/// that vector loads of their rows (an AVX-512 register is one) never
+/// straddle two, as bufferization's own buffers are aligned.
+constexpr int64_t kTileAlignment = 64;
+
 /// A constant of `type` (scalar, or a splat tensor) with integer value `v`.
 Value createIntConstant(OpBuilder &b, Location loc, Type type, int64_t v) {
   Type elt = getElementTypeOrSelf(type);
@@ -106,6 +111,7 @@ struct LoadLowering : OpConversionPattern<triton::LoadOp> {
     int64_t rank = tensorType.getRank();
     SmallVector<Operation *> storesInReach;
     bool inPlace = canReadInPlace(op, &storesInReach);
+    bool wholeRowsOnly = inPlace && isWholeRowsDotOperand(op);
     MemRefType viewType;
     Value result = emitAccessVersions(
         rewriter, loc, op, tensorType,
@@ -133,6 +139,9 @@ struct LoadLowering : OpConversionPattern<triton::LoadOp> {
               strides.push_back(arith::DivSIOp::create(b, loc, bytes, size));
             }
             viewType = getViewType(tensorType, version->viewStrides);
+            if (wholeRowsOnly)
+              return wholeRowsOrPacked(rewriter, b, loc, op, version, base,
+                                       strides, viewType);
             return createLoadView(b, loc, base, tensorType, strides, viewType);
           }
           if (!version->transposedStrides.empty())
@@ -148,7 +157,8 @@ struct LoadLowering : OpConversionPattern<triton::LoadOp> {
           // both bufferize to one memref type.
           OpBuilder before(b.getInsertionBlock()->getParentOp());
           Value buffer = memref::AllocOp::create(
-              before, loc, MemRefType::get(tensorType.getShape(), eltType));
+              before, loc, MemRefType::get(tensorType.getShape(), eltType),
+              before.getI64IntegerAttr(kTileAlignment));
           buildLoopsOver(
               b, loc, tensorType.getShape(),
               [&](OpBuilder &b, Location loc, ValueRange ivs) {
@@ -166,6 +176,59 @@ struct LoadLowering : OpConversionPattern<triton::LoadOp> {
         /*askView=*/inPlace, /*askTransposed=*/rank == 2, storesInReach);
     rewriter.replaceOp(op, result);
     return success();
+  }
+
+  /// A tl.dot's B tile (isWholeRowsDotOperand) of the in-bounds `version`,
+  /// whose view would start at `base` with `strides`: read in place when its
+  /// rows are consecutive in memory (the row stride is the row length),
+  /// else copied into a buffer made before the branches, whose rows get a
+  /// cache line of padding where spine-vectorize-matmul would give them one
+  /// (rows a multiple of 1 KiB apart share L1 sets), in `viewType` too.
+  static Value wholeRowsOrPacked(ConversionPatternRewriter &rewriter,
+                                 OpBuilder &b, Location loc, triton::LoadOp op,
+                                 const AccessVersion *version, Value base,
+                                 ArrayRef<Value> strides, MemRefType viewType) {
+    auto type = cast<RankedTensorType>(op.getType());
+    int64_t rows = type.getDimSize(0), columns = type.getDimSize(1);
+    if (version->viewStrides[0] == columns)
+      return createLoadView(b, loc, base, type, strides, viewType);
+    Type eltType = type.getElementType();
+    OpBuilder before(b.getInsertionBlock()->getParentOp());
+    int64_t bytes = getStorageSizeInBytes(eltType);
+    int64_t padded = columns;
+    if (64 % bytes == 0 && (columns * bytes) % 1024 == 0 && rows > 8)
+      padded += 64 / bytes;
+    Value buffer = memref::AllocOp::create(
+        before, loc, MemRefType::get({rows, padded}, eltType),
+        before.getI64IntegerAttr(kTileAlignment));
+    if (padded != columns)
+      buffer = memref::SubViewOp::create(
+          before, loc, buffer, ArrayRef<int64_t>{0, 0},
+          ArrayRef<int64_t>{rows, columns}, ArrayRef<int64_t>{1, 1});
+    Value whole = arith::CmpIOp::create(
+        b, loc, arith::CmpIPredicate::eq, strides[0],
+        arith::ConstantIntOp::create(b, loc, columns, 64));
+    auto branch = scf::IfOp::create(b, loc, TypeRange{type}, whole,
+                                    /*withElseRegion=*/true);
+    OpBuilder inPlace = branch.getThenBodyBuilder();
+    scf::YieldOp::create(
+        inPlace, loc,
+        createLoadView(inPlace, loc, base, type, strides, viewType));
+    OpBuilder copy = branch.getElseBodyBuilder();
+    buildLoopsOver(copy, loc, type.getShape(),
+                   [&](OpBuilder &b, Location loc, ValueRange ivs) {
+                     memref::StoreOp::create(
+                         b, loc,
+                         loadElementOf(rewriter, b, loc, op, ivs, version),
+                         buffer, ivs);
+                   });
+    Value cast = memref::CastOp::create(copy, loc, viewType, buffer);
+    scf::YieldOp::create(copy, loc,
+                         bufferization::ToTensorOp::create(
+                             copy, loc, type, cast, /*restrict=*/true,
+                             /*writable=*/false)
+                             .getResult());
+    return branch.getResult(0);
   }
 
   /// A transposed strided block (AccessVersion::transposedStrides) read as

@@ -224,3 +224,50 @@ def test_loop_started_from_a_view_stores_over_it(n):
         expected[:block] = acc
     square_then_loop_over_self_kernel[(1,)](x, n, BLOCK=block)
     torch.testing.assert_close(x, expected)
+
+
+@triton.jit
+def dot_over_k_kernel(
+    A, B, C, M, N, K, stride_am, stride_bk, stride_cm, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr
+):
+    # Each program: BM rows of A @ B over all of B's BN columns (the fused matmul + softmax's
+    # shape), masked in every direction.
+    rm = tl.program_id(0) * BM + tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(
+            A + rm[:, None] * stride_am + (k + rk)[None, :],
+            mask=(rm[:, None] < M) & ((k + rk)[None, :] < K),
+            other=0.0,
+        )
+        b = tl.load(
+            B + (k + rk)[:, None] * stride_bk + rn[None, :],
+            mask=((k + rk)[:, None] < K) & (rn[None, :] < N),
+            other=0.0,
+        )
+        acc += tl.dot(a, b)
+    tl.store(C + rm[:, None] * stride_cm + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+@pytest.mark.parametrize(
+    "n,b_width,k",
+    [
+        (256, 256, 96),  # B's tiles are blocks of whole rows: read in place
+        (256, 320, 96),  # rows of a wider matrix: copied into a padded tile
+        (200, 200, 96),  # columns masked: the general version's copy
+        (256, 256, 80),  # the K tail masked
+    ],
+)
+def test_dot_b_tiles_in_place_or_copied(n, b_width, k):
+    m = 70
+    a = torch.randn(m, k)
+    b = torch.randn(k, b_width)[:, :n]
+    c = torch.empty(m, n)
+    compiled = dot_over_k_kernel[(triton.cdiv(m, 32),)](
+        a, b, c, m, n, k, a.stride(0), b.stride(0), c.stride(0), BM=32, BN=256, BK=32
+    )
+    torch.testing.assert_close(c, a @ b, rtol=1e-4, atol=1e-4)
+    # The B tile's copy (when its rows are not whole) has rows of 1 KiB padded by a cache line.
+    assert "memref<32x272xf32>" in compiled.asm["linalg"]

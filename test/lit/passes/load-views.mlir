@@ -203,7 +203,7 @@ tt.func public @constant_offsets(%x: !tt.ptr<f32>, %out: !tt.ptr<f32>) {
 // elements. The masked version fills a tile buffer and yields it in the same
 // memref type, so both versions bufferize to one.
 // CHECK-LABEL: func.func @strided_rows
-// CHECK: %[[BUF:.*]] = memref.alloc() : memref<4x8xf32>
+// CHECK: %[[BUF:.*]] = memref.alloc() {alignment = 64 : i64} : memref<4x8xf32>
 // CHECK: scf.if %{{.*}} -> (tensor<4x8xf32>) {
 // CHECK: %[[STRIDE:.*]] = arith.divsi %{{.*}}, %c4_i64 : i64
 // CHECK: llvm.insertvalue %[[STRIDE]], %{{.*}}[4, 0]
@@ -315,5 +315,65 @@ tt.func public @transposed_tile(%w: !tt.ptr<f32>, %s: f32, %stride: i32, %out: !
   %os = tt.splat %out : !tt.ptr<f32> -> tensor<4x16x!tt.ptr<f32>>
   %op = tt.addptr %os, %o : tensor<4x16x!tt.ptr<f32>>, tensor<4x16xi32>
   tt.store %op, %c : tensor<4x16x!tt.ptr<f32>>
+  tt.return
+}
+
+// tl.dot's A is copied into a tile (element by element: a tensor built by
+// loops). Its B, whose f32 elements the micro-kernel multiplies as they are,
+// is read in place only as a block of whole rows: in the version whose
+// offsets do not wrap, a run-time check that the row stride is the row
+// length picks the view; otherwise the tile is copied into a buffer made
+// before the branches, whose rows (1 KiB) get a cache line of padding.
+// CHECK-LABEL: func.func @dot_b_whole_rows
+// CHECK: scf.for
+// CHECK: llvm.load
+// CHECK: tensor.insert
+// CHECK: %[[WIDE:.*]] = memref.alloc() {alignment = 64 : i64} : memref<16x272xf32>
+// CHECK: %[[PADDED:.*]] = memref.subview %[[WIDE]][0, 0] [16, 256] [1, 1]
+// CHECK: scf.if %{{.*}} -> (tensor<16x256xf32>) {
+// CHECK: %[[WHOLE:.*]] = arith.cmpi eq, %{{.*}}, %c256_i64 : i64
+// CHECK: scf.if %[[WHOLE]] -> (tensor<16x256xf32>) {
+// CHECK: unrealized_conversion_cast {{.*}} to memref<16x256xf32, strided<[?, 1]>>
+// CHECK: } else {
+// CHECK: memref.store {{.*}}, %[[PADDED]]
+// CHECK: memref.cast %[[PADDED]] : memref<16x256xf32, strided<[272, 1]>> to memref<16x256xf32, strided<[?, 1]>>
+// CHECK: linalg.matmul
+// The micro-kernel reads either; no buffer is left on the heap.
+// LLVM-LABEL: llvm.func @dot_b_whole_rows
+// LLVM-NOT: @malloc
+// LLVM: llvm.intr.fmuladd
+// LLVM-NOT: @malloc
+// LLVM: llvm.return
+tt.func public @dot_b_whole_rows(%a: !tt.ptr<f32>, %b: !tt.ptr<f32>, %c: !tt.ptr<f32>, %sa: i32, %sb: i32) attributes {noinline = false} {
+  %cst = arith.constant dense<0.000000e+00> : tensor<16x256xf32>
+  %cst_0 = arith.constant dense<256> : tensor<16x1xi32>
+  %r = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+  %cols = tt.make_range {end = 256 : i32, start = 0 : i32} : tensor<256xi32>
+  %x = tt.expand_dims %r {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  %x_1 = tt.splat %sa : i32 -> tensor<16x1xi32>
+  %x_2 = arith.muli %x, %x_1 : tensor<16x1xi32>
+  %x_3 = tt.splat %a : !tt.ptr<f32> -> tensor<16x1x!tt.ptr<f32>>
+  %x_4 = tt.addptr %x_3, %x_2 : tensor<16x1x!tt.ptr<f32>>, tensor<16x1xi32>
+  %x_5 = tt.expand_dims %r {axis = 0 : i32} : tensor<16xi32> -> tensor<1x16xi32>
+  %x_6 = tt.broadcast %x_4 : tensor<16x1x!tt.ptr<f32>> -> tensor<16x16x!tt.ptr<f32>>
+  %x_7 = tt.broadcast %x_5 : tensor<1x16xi32> -> tensor<16x16xi32>
+  %x_8 = tt.addptr %x_6, %x_7 : tensor<16x16x!tt.ptr<f32>>, tensor<16x16xi32>
+  %x_9 = tt.load %x_8 : tensor<16x16x!tt.ptr<f32>>
+  %y = tt.splat %sb : i32 -> tensor<16x1xi32>
+  %y_10 = arith.muli %x, %y : tensor<16x1xi32>
+  %y_11 = tt.splat %b : !tt.ptr<f32> -> tensor<16x1x!tt.ptr<f32>>
+  %y_12 = tt.addptr %y_11, %y_10 : tensor<16x1x!tt.ptr<f32>>, tensor<16x1xi32>
+  %y_13 = tt.expand_dims %cols {axis = 0 : i32} : tensor<256xi32> -> tensor<1x256xi32>
+  %y_14 = tt.broadcast %y_12 : tensor<16x1x!tt.ptr<f32>> -> tensor<16x256x!tt.ptr<f32>>
+  %y_15 = tt.broadcast %y_13 : tensor<1x256xi32> -> tensor<16x256xi32>
+  %y_16 = tt.addptr %y_14, %y_15 : tensor<16x256x!tt.ptr<f32>>, tensor<16x256xi32>
+  %y_17 = tt.load %y_16 : tensor<16x256x!tt.ptr<f32>>
+  %0 = arith.muli %x, %cst_0 : tensor<16x1xi32>
+  %1 = tt.splat %c : !tt.ptr<f32> -> tensor<16x1x!tt.ptr<f32>>
+  %2 = tt.addptr %1, %0 : tensor<16x1x!tt.ptr<f32>>, tensor<16x1xi32>
+  %3 = tt.broadcast %2 : tensor<16x1x!tt.ptr<f32>> -> tensor<16x256x!tt.ptr<f32>>
+  %4 = tt.addptr %3, %y_15 : tensor<16x256x!tt.ptr<f32>>, tensor<16x256xi32>
+  %5 = tt.dot %x_9, %y_17, %cst, inputPrecision = tf32 : tensor<16x16xf32> * tensor<16x256xf32> -> tensor<16x256xf32>
+  tt.store %4, %5 : tensor<16x256x!tt.ptr<f32>>
   tt.return
 }
