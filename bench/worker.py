@@ -226,25 +226,26 @@ SCALING_ROUNDS = 8
 def all_threads_fns(case: Case, fns: dict, inputs, ref, default_threads: int) -> dict:
     """For a case with `threads`, each prepared provider's call on all threads (keys prefixed
     with _ALL_THREADS), kept where its first result checks against `ref`; else nothing. torch's
-    thread count is switched around its call."""
+    thread count is switched around each call: it is also the OpenMP default that spine-triton's
+    `num_threads=0` takes."""
     if not case.threads:
         return {}
-    every = {}
-    for provider in fns:
-        if provider == "spine-triton":
-            fn = TRITON[case.kernel]
-            every[_ALL_THREADS + provider] = lambda fn=fn: fn(*inputs, num_threads=0)
-        elif provider == "torch":
-            fn = TORCH[case.kernel]
+    calls = {
+        "spine-triton": lambda: TRITON[case.kernel](*inputs, num_threads=0),
+        "torch": lambda: TORCH[case.kernel](*inputs),
+    }
 
-            def on_all_threads(fn=fn):
-                torch.set_num_threads(default_threads)
-                try:
-                    return fn(*inputs)
-                finally:
-                    torch.set_num_threads(case.threads)
+    def on_all_threads(fn):
+        def run():
+            torch.set_num_threads(default_threads)
+            try:
+                return fn()
+            finally:
+                torch.set_num_threads(case.threads)
 
-            every[_ALL_THREADS + provider] = on_all_threads
+        return run
+
+    every = {_ALL_THREADS + p: on_all_threads(calls[p]) for p in fns if p in calls}
     for name, fn in list(every.items()):
         try:
             check(case, fn(), ref)
