@@ -1,5 +1,6 @@
 """How many threads a launch runs the grid on: the ``num_threads`` launch option, else
-``SPINE_TRITON_NUM_THREADS``, else OpenMP's default (``OMP_NUM_THREADS``; all cores when unset).
+``SPINE_TRITON_NUM_THREADS``, else OpenMP's default (``OMP_NUM_THREADS``; all cores when unset;
+what ``torch.set_num_threads`` set in the launching thread).
 
 Each case runs in a process of its own and counts the threads the launch added: OpenMP keeps a
 team's worker threads after the parallel region, so a launch on N threads leaves N - 1 more. That
@@ -31,6 +32,8 @@ CHILD = textwrap.dedent("""
     x = torch.arange(256, dtype=torch.float32)
     out = torch.empty_like(x)
     copy_kernel[(16,)](x, out, BLOCK=16, num_threads=1)  # compiles; runs on this thread only
+    if "TORCH_SET_NUM_THREADS" in os.environ:
+        torch.set_num_threads(int(os.environ["TORCH_SET_NUM_THREADS"]))
     before = threads()
     options = json.loads(sys.argv[1])
     out.zero_()
@@ -72,8 +75,20 @@ def launch_threads(tmp_path, options, **env):
         ({"num_threads": 2}, {"OMP_NUM_THREADS": "1", "SPINE_TRITON_NUM_THREADS": "3"}, 2),
         # SPINE_TRITON_NUM_THREADS wins over OpenMP's default.
         ({}, {"OMP_NUM_THREADS": "1", "SPINE_TRITON_NUM_THREADS": "2"}, 2),
+        # torch.set_num_threads sets the OpenMP default of the thread that launches.
+        ({}, {"TORCH_SET_NUM_THREADS": "1"}, 1),
+        ({"num_threads": 2}, {"TORCH_SET_NUM_THREADS": "1"}, 2),
     ],
-    ids=["option-3", "option-1", "spine-env-3", "omp-env-1", "option-over-env", "spine-env-over-omp"],
+    ids=[
+        "option-3",
+        "option-1",
+        "spine-env-3",
+        "omp-env-1",
+        "option-over-env",
+        "spine-env-over-omp",
+        "torch-set-1",
+        "option-over-torch-set",
+    ],
 )
 def test_launch_thread_count(tmp_path, options, env, expected):
     assert launch_threads(tmp_path, options, **env)["threads"] == expected
