@@ -24,7 +24,8 @@ namespace mlir::spine {
 /// plain numbers (not booleans, stored as bytes), none of the ops that use its
 /// value (or values computed from it, short of reductions and scans, which
 /// read where they stand) writes memory or is a tl.dot (whose operands are
-/// packed into contiguous tiles on purpose), nothing between the load and the
+/// packed into contiguous tiles on purpose, but for a B read in place as
+/// whole rows: isWholeRowsDotOperand), nothing between the load and the
 /// last of them writes, all of them lie in the load's block (or in ops of
 /// it), and the value itself is never handed out of the block. With
 /// `stores`, tt.store ops of the load's own block (not atomics, not stores

@@ -7,7 +7,8 @@
 // it runs at the speed of memory while the loops after it leave memory idle.
 // Here they move into a loop that follows and computes:
 //
-//  * a matmul micro-kernel (tl.dot's operands are packed): each of its (row
+//  * a matmul micro-kernel (tl.dot's operands packed; a B read in place as
+//    whole rows has no copy to take prefetches from): each of its (row
 //    block, column block) steps prefetches an even share of the next tiles'
 //    rows into L2, between its accumulator loads and its K loop, so the
 //    misses overlap with FMAs and the next copy reads from L2. On the
