@@ -10,6 +10,7 @@
 
 #include "passes/ElementAt.h"
 #include "passes/LoadViews.h"
+#include "passes/TileBuffer.h"
 #include "passes/TritonToLinalgPatterns.h"
 #include "passes/TritonTypeConverter.h"
 #include "triton/Dialect.h"
@@ -181,9 +182,8 @@ struct LoadLowering : OpConversionPattern<triton::LoadOp> {
   /// A tl.dot's B tile (isWholeRowsDotOperand) of the in-bounds `version`,
   /// whose view would start at `base` with `strides`: read in place when its
   /// rows are consecutive in memory (the row stride is the row length),
-  /// else copied into a buffer made before the branches, whose rows get a
-  /// cache line of padding where spine-vectorize-matmul would give them one
-  /// (rows a multiple of 1 KiB apart share L1 sets), in `viewType` too.
+  /// else copied into a buffer made before the branches, its rows padded as
+  /// spine-vectorize-matmul pads B's (paddedRowLength), in `viewType` too.
   static Value wholeRowsOrPacked(ConversionPatternRewriter &rewriter,
                                  OpBuilder &b, Location loc, triton::LoadOp op,
                                  const AccessVersion *version, Value base,
@@ -194,10 +194,8 @@ struct LoadLowering : OpConversionPattern<triton::LoadOp> {
       return createLoadView(b, loc, base, type, strides, viewType);
     Type eltType = type.getElementType();
     OpBuilder before(b.getInsertionBlock()->getParentOp());
-    int64_t bytes = getStorageSizeInBytes(eltType);
-    int64_t padded = columns;
-    if (64 % bytes == 0 && (columns * bytes) % 1024 == 0 && rows > 8)
-      padded += 64 / bytes;
+    int64_t padded =
+        paddedRowLength(rows, columns, getStorageSizeInBytes(eltType));
     Value buffer = memref::AllocOp::create(
         before, loc, MemRefType::get({rows, padded}, eltType),
         before.getI64IntegerAttr(kTileAlignment));

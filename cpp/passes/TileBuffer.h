@@ -3,7 +3,8 @@
 // Tile buffers (memref.alloca, or memref.alloc for large ones) hold a
 // kernel's own intermediate values: no pointer the kernel was given and no
 // other buffer reaches them, so passes reasoning about aliasing treat them
-// apart from memory reached through pointers or load views.
+// apart from memory reached through pointers or load views. A matmul's B
+// tiles get their rows padded by one rule wherever they are made.
 //
 //===----------------------------------------------------------------------===//
 
@@ -12,6 +13,8 @@
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
+#include <cstdint>
+
 namespace mlir::spine {
 
 /// A buffer the kernel allocated itself: nothing but its own views aliases
@@ -19,6 +22,20 @@ namespace mlir::spine {
 inline bool isTileBuffer(Value buffer) {
   return buffer.getDefiningOp<memref::AllocOp>() ||
          buffer.getDefiningOp<memref::AllocaOp>();
+}
+
+/// The row length, in elements of `bytes` bytes, to give a tile of `rows` x
+/// `columns` that a matmul micro-kernel reads row after row: a cache line
+/// longer when the rows are a multiple of 1 KiB and more than 8 of them (an
+/// L1 set's ways), whose rows would otherwise fall into the same few L1 sets
+/// and evict each other during the K loop. Elements narrower than a byte (i1,
+/// `bytes` 0) are left alone.
+inline int64_t paddedRowLength(int64_t rows, int64_t columns, int64_t bytes) {
+  constexpr int64_t kLineBytes = 64;
+  if (bytes < 1 || kLineBytes % bytes != 0 || (columns * bytes) % 1024 != 0 ||
+      rows <= 8)
+    return columns;
+  return columns + kLineBytes / bytes;
 }
 
 } // namespace mlir::spine

@@ -40,6 +40,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
+#include "passes/TileBuffer.h"
 #include "passes/TilePrefetch.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -194,27 +195,14 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
     op.erase();
   }
 
-  /// The row length, in elements of `bytes` bytes, to give a buffer of
-  /// `rows` x `columns` that the K loop reads row after row (see the file
-  /// comment): a cache line longer when the rows are a multiple of 1 KiB
-  /// and more than 8 of them (an L1 set's ways). Elements narrower than a
-  /// byte (i1, `bytes` 0) are left alone.
-  static int64_t paddedColumns(int64_t rows, int64_t columns, int64_t bytes) {
-    constexpr int64_t kLineBytes = 64;
-    if (bytes < 1 || kLineBytes % bytes != 0 || (columns * bytes) % 1024 != 0 ||
-        rows <= 8)
-      return columns;
-    return columns + kLineBytes / bytes;
-  }
-
-  /// Pads the rows of `B` (paddedColumns) when it is a buffer of the kernel
+  /// Pads the rows of `B` (paddedRowLength) when it is a buffer of the kernel
   /// that only element loads and stores, its deallocation and `matmul` use:
   /// those read and write the same elements whatever the row stride.
   static void padRows(Value B, linalg::MatmulOp matmul) {
     auto type = cast<MemRefType>(B.getType());
     int64_t rows = type.getDimSize(0), columns = type.getDimSize(1);
     int64_t padded =
-        paddedColumns(rows, columns, type.getElementTypeBitWidth() / 8);
+        paddedRowLength(rows, columns, type.getElementTypeBitWidth() / 8);
     Operation *alloc = B.getDefiningOp();
     if (padded == columns ||
         !isa_and_nonnull<memref::AllocOp, memref::AllocaOp>(alloc) ||
@@ -305,7 +293,7 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
     int64_t rows = sourceType.getDimSize(0), columns = sourceType.getDimSize(1);
     auto packedType = MemRefType::get(
         {rows,
-         paddedColumns(rows, columns, accType.getIntOrFloatBitWidth() / 8)},
+         paddedRowLength(rows, columns, accType.getIntOrFloatBitWidth() / 8)},
         accType);
     Value packed = createPackedBuffer(b, op, packedType);
     int64_t vectorColumns = columns - columns % lanes;
