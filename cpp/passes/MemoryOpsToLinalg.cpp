@@ -27,11 +27,6 @@
 namespace mlir::spine {
 namespace {
 
-/// The alignment of the tile buffers made here, in bytes: a cache line, so
-/// that vector loads of their rows (an AVX-512 register is one) never
-/// straddle two, as bufferization's own buffers are aligned.
-constexpr int64_t kTileAlignment = 64;
-
 /// A constant of `type` (scalar, or a splat tensor) with integer value `v`.
 Value createIntConstant(OpBuilder &b, Location loc, Type type, int64_t v) {
   Type elt = getElementTypeOrSelf(type);
@@ -152,27 +147,10 @@ struct LoadLowering : OpConversionPattern<triton::LoadOp> {
                 b, loc, init, [&](OpBuilder &b, Location loc, ValueRange ivs) {
                   return loadElementOf(rewriter, b, loc, op, ivs, version);
                 });
-          // The other version is a view: this one fills a buffer made before
-          // the branch (so it stays a stack buffer, not one allocated per
-          // execution of the branch) and yields it in the view's type, so
-          // both bufferize to one memref type.
-          OpBuilder before(b.getInsertionBlock()->getParentOp());
-          Value buffer = memref::AllocOp::create(
-              before, loc, MemRefType::get(tensorType.getShape(), eltType),
-              before.getI64IntegerAttr(kTileAlignment));
-          buildLoopsOver(
-              b, loc, tensorType.getShape(),
-              [&](OpBuilder &b, Location loc, ValueRange ivs) {
-                memref::StoreOp::create(
-                    b, loc, loadElementOf(rewriter, b, loc, op, ivs, version),
-                    buffer, ivs);
-              });
-          Value cast = viewType.getLayout().isIdentity()
-                           ? buffer
-                           : memref::CastOp::create(b, loc, viewType, buffer);
-          return bufferization::ToTensorOp::create(b, loc, tensorType, cast,
-                                                   /*restrict=*/true,
-                                                   /*writable=*/false);
+          // The other version is a view: this one is copied in its type.
+          return copiedInViewType(rewriter, b, loc, op, version, viewType,
+                                  tensorType.getDimSize(rank - 1),
+                                  b.getInsertionBlock()->getParentOp());
         },
         /*askView=*/inPlace, /*askTransposed=*/rank == 2, storesInReach);
     rewriter.replaceOp(op, result);
@@ -192,17 +170,9 @@ struct LoadLowering : OpConversionPattern<triton::LoadOp> {
     int64_t rows = type.getDimSize(0), columns = type.getDimSize(1);
     if (version->viewStrides[0] == columns)
       return createLoadView(b, loc, base, type, strides, viewType);
-    Type eltType = type.getElementType();
-    OpBuilder before(b.getInsertionBlock()->getParentOp());
-    int64_t padded =
-        paddedRowLength(rows, columns, getStorageSizeInBytes(eltType));
-    Value buffer = memref::AllocOp::create(
-        before, loc, MemRefType::get({rows, padded}, eltType),
-        before.getI64IntegerAttr(kTileAlignment));
-    if (padded != columns)
-      buffer = memref::SubViewOp::create(
-          before, loc, buffer, ArrayRef<int64_t>{0, 0},
-          ArrayRef<int64_t>{rows, columns}, ArrayRef<int64_t>{1, 1});
+    Operation *versions = b.getInsertionBlock()->getParentOp();
+    int64_t padded = paddedRowLength(
+        rows, columns, getStorageSizeInBytes(type.getElementType()));
     Value whole = arith::CmpIOp::create(
         b, loc, arith::CmpIPredicate::eq, strides[0],
         arith::ConstantIntOp::create(b, loc, columns, 64));
@@ -213,20 +183,48 @@ struct LoadLowering : OpConversionPattern<triton::LoadOp> {
         inPlace, loc,
         createLoadView(inPlace, loc, base, type, strides, viewType));
     OpBuilder copy = branch.getElseBodyBuilder();
-    buildLoopsOver(copy, loc, type.getShape(),
+    scf::YieldOp::create(copy, loc,
+                         copiedInViewType(rewriter, copy, loc, op, version,
+                                          viewType, padded, versions));
+    return branch.getResult(0);
+  }
+
+  /// The load's tensor under `version`, copied element by element into a
+  /// 64-byte aligned buffer made before `versions` (the branches of the
+  /// load's versions: so it stays one stack buffer, not one allocated per
+  /// execution of a branch) whose rows are `rowLength` elements apart, in
+  /// `viewType`, so that it bufferizes to the same memref type as a view.
+  static Value copiedInViewType(ConversionPatternRewriter &rewriter,
+                                OpBuilder &b, Location loc, triton::LoadOp op,
+                                const AccessVersion *version,
+                                MemRefType viewType, int64_t rowLength,
+                                Operation *versions) {
+    auto type = cast<RankedTensorType>(op.getType());
+    OpBuilder before(versions);
+    SmallVector<int64_t> shape(type.getShape());
+    int64_t columns = shape.back();
+    shape.back() = rowLength;
+    Value buffer = memref::AllocOp::create(
+        before, loc, MemRefType::get(shape, type.getElementType()),
+        before.getI64IntegerAttr(kTileAlignment));
+    if (rowLength != columns) {
+      SmallVector<int64_t> zeros(shape.size(), 0), ones(shape.size(), 1);
+      buffer = memref::SubViewOp::create(before, loc, buffer, zeros,
+                                         type.getShape(), ones);
+    }
+    buildLoopsOver(b, loc, type.getShape(),
                    [&](OpBuilder &b, Location loc, ValueRange ivs) {
                      memref::StoreOp::create(
                          b, loc,
                          loadElementOf(rewriter, b, loc, op, ivs, version),
                          buffer, ivs);
                    });
-    Value cast = memref::CastOp::create(copy, loc, viewType, buffer);
-    scf::YieldOp::create(copy, loc,
-                         bufferization::ToTensorOp::create(
-                             copy, loc, type, cast, /*restrict=*/true,
-                             /*writable=*/false)
-                             .getResult());
-    return branch.getResult(0);
+    Value cast = buffer.getType() == viewType
+                     ? buffer
+                     : memref::CastOp::create(b, loc, viewType, buffer);
+    return bufferization::ToTensorOp::create(b, loc, type, cast,
+                                             /*restrict=*/true,
+                                             /*writable=*/false);
   }
 
   /// A transposed strided block (AccessVersion::transposedStrides) read as

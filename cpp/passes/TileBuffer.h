@@ -17,6 +17,11 @@
 
 namespace mlir::spine {
 
+/// The alignment of the tile buffers the kernel makes itself, in bytes: a
+/// cache line, so that vector accesses of their rows (an AVX-512 register is
+/// one) never straddle two.
+constexpr int64_t kTileAlignment = 64;
+
 /// A buffer the kernel allocated itself: nothing but its own views aliases
 /// it.
 inline bool isTileBuffer(Value buffer) {
@@ -31,11 +36,10 @@ inline bool isTileBuffer(Value buffer) {
 /// and evict each other during the K loop. Elements narrower than a byte (i1,
 /// `bytes` 0) are left alone.
 inline int64_t paddedRowLength(int64_t rows, int64_t columns, int64_t bytes) {
-  constexpr int64_t kLineBytes = 64;
-  if (bytes < 1 || kLineBytes % bytes != 0 || (columns * bytes) % 1024 != 0 ||
-      rows <= 8)
+  if (bytes < 1 || kTileAlignment % bytes != 0 ||
+      (columns * bytes) % 1024 != 0 || rows <= 8)
     return columns;
-  return columns + kLineBytes / bytes;
+  return columns + kTileAlignment / bytes;
 }
 
 } // namespace mlir::spine

@@ -244,7 +244,7 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
     b.setInsertionPointToStart(
         &op->getParentOfType<func::FuncOp>().getBody().front());
     return memref::AllocaOp::create(b, op.getLoc(), type,
-                                    b.getI64IntegerAttr(64));
+                                    b.getI64IntegerAttr(kTileAlignment));
   }
 
   /// B [K, N] packed for the pair steps: Bp[k/2, 2n + k%2] = B[k, n] in
