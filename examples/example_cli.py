@@ -32,9 +32,7 @@ def current_target() -> targets.Target:
     """The target launches compile for now: the active driver's, which SPINE_TRITON_TARGET sets."""
     current = triton.runtime.driver.active.get_current_target()
     if current.backend != "cpu":
-        raise SystemExit(
-            f"the active Triton backend is {current.backend!r}: set TRITON_DEFAULT_BACKEND=spine_triton"
-        )
+        raise SystemExit(f"the active Triton backend is {current.backend!r}: set TRITON_DEFAULT_BACKEND=cpu")
     return targets.resolve(current.arch)
 
 

@@ -16,9 +16,9 @@ from . import compiler, driver, triton_key
 triton_key.install()
 
 # Code written for SpacemiT's spine-triton imports `triton.backends.spine_triton.driver`.
-_ALIAS = "triton.backends." + driver.BACKEND_NAME
+_ALIAS = "triton.backends." + driver.MODULE_ALIAS
 sys.modules.setdefault(_ALIAS, sys.modules[__name__])
 sys.modules.setdefault(_ALIAS + ".compiler", compiler)
 sys.modules.setdefault(_ALIAS + ".driver", driver)
 # triton.backends may still be initialising (when triton imports us): reach it via sys.modules.
-setattr(sys.modules["triton.backends"], driver.BACKEND_NAME, sys.modules[__name__])
+setattr(sys.modules["triton.backends"], driver.MODULE_ALIAS, sys.modules[__name__])

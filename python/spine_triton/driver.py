@@ -19,8 +19,13 @@ from triton.backends.driver import DriverBase, _parse_descriptor
 from . import emulation, targets
 from .compiler import CORE_MEMORY, ENTRY_SUFFIX
 
-# The name this package is registered under in the `triton.backends` entry-point group.
-BACKEND_NAME = "spine_triton"
+# The name this package is registered under in the `triton.backends` entry-point group: the one
+# Triton's CPU backend goes by, which torch.compile looks up (its Triton CPU path switches to the
+# driver of `triton.backends.backends["cpu"]`, and `torch.utils._triton.has_triton` on a CPU
+# device asks for that key). TRITON_DEFAULT_BACKEND takes it.
+BACKEND_NAME = "cpu"
+# The module path code written for SpacemiT's spine-triton imports (`triton.backends.spine_triton`).
+MODULE_ALIAS = "spine_triton"
 # A limit a CPU does not have (registers per core: its programs run one after another, each
 # with the whole register file; threads per program).
 _NO_LIMIT = 2**31 - 1

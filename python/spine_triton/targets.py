@@ -152,8 +152,10 @@ QEMU_MISSING_FEATURES = "-zicond,-zfa,-zcb,-zcmop,-zimop,-zvbb,-zvkb"
 
 
 def resolve(name: str) -> Target:
-    """The target a ``GPUTarget.arch`` string names."""
-    if name == NATIVE:
+    """The target a ``GPUTarget.arch`` string names. An empty one is the host's: torch.compile's
+    Triton CPU path (inductor's ``cpu_backend="triton"``) passes the CPU's compute capability,
+    which is ``""``."""
+    if name in (NATIVE, ""):
         return host()
     if name in _BY_NAME:
         target = _BY_NAME[name]

@@ -42,6 +42,8 @@ def commands(title: str) -> list[list[str]]:
 AFTER_BLOCK = [
     # The kernel ran unchanged on torch CPU tensors.
     "assert torch.equal(out, x + y)\n",
+    # torch.compile's Triton CPU path runs here.
+    "rows = torch.randn(64, 300)\ntorch.testing.assert_close(softmax(rows), torch.softmax(rows, dim=-1))\n",
     # "From then on kernels compile for that core. On x86-64 they also run".
     (
         "out.zero_()\n"
