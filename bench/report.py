@@ -215,6 +215,9 @@ def _scaling_section(data: dict, notes: Notes) -> list[str]:
                 many = value(every, provider) if every else None
                 many_cell = _cell(every, provider, notes) if every else "-"
                 speedup = _ratio(many, one)
+                if error := result.get("all_threads_error"):
+                    # Its all-threads call failed its check in these rounds: the sweep's figure.
+                    many_cell += " " + notes.ref(f"all threads, in the 1-thread case's rounds: {error}")
             rows.append(
                 [
                     provider,

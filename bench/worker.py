@@ -223,13 +223,13 @@ _ALL_THREADS = "all threads: "
 SCALING_ROUNDS = 8
 
 
-def all_threads_fns(case: Case, fns: dict, inputs, ref, default_threads: int) -> dict:
-    """For a case with `threads`, each prepared provider's call on all threads (keys prefixed
-    with _ALL_THREADS), kept where its first result checks against `ref`; else nothing. torch's
-    thread count is switched around each call: it is also the OpenMP default that spine-triton's
-    `num_threads=0` takes."""
+def all_threads_fns(case: Case, fns: dict, inputs, ref, default_threads: int) -> tuple[dict, dict]:
+    """For a case with `threads`: each prepared provider's call on all threads (keys prefixed
+    with _ALL_THREADS), kept where its first result checks against `ref`, and for the others
+    why not (provider -> error, which the report shows). torch's thread count is switched
+    around each call: it is also the OpenMP default that spine-triton's `num_threads=0` takes."""
     if not case.threads:
-        return {}
+        return {}, {}
     calls = {
         "spine-triton": lambda: TRITON[case.kernel](*inputs, num_threads=0),
         "torch": lambda: TORCH[case.kernel](*inputs),
@@ -246,12 +246,14 @@ def all_threads_fns(case: Case, fns: dict, inputs, ref, default_threads: int) ->
         return run
 
     every = {_ALL_THREADS + p: on_all_threads(calls[p]) for p in fns if p in calls}
+    errors = {}
     for name, fn in list(every.items()):
         try:
             check(case, fn(), ref)
-        except Exception:  # noqa: BLE001 - the speedup falls back to the sweep's all-threads case
+        except Exception as e:  # noqa: BLE001 - the speedup falls back to the sweep's all-threads case
             del every[name]
-    return every
+            errors[name.removeprefix(_ALL_THREADS)] = summary(e)
+    return every, errors
 
 
 def prepare(case: Case, provider: str, inputs, ref):
@@ -336,7 +338,7 @@ def serve():
                 for provider, ms in launch_ms(fns).items():
                     send(event="result", provider=provider, ms=ms, **note(case, provider))
             else:
-                every = all_threads_fns(case, fns, inputs, ref, default_threads)
+                every, all_threads_errors = all_threads_fns(case, fns, inputs, ref, default_threads)
                 # With the triad in turns, more rounds: its paired ratio is a median over them.
                 min_rounds = TRIAD_ROUNDS if TRIAD in fns else SCALING_ROUNDS if every else 3
                 rounds = rounds_ms(fns | every, min_rounds=min_rounds)
@@ -348,6 +350,8 @@ def serve():
                     if (all_times := rounds.get(_ALL_THREADS + provider)) is not None:
                         paired["all_threads_ms"] = statistics.median(all_times)
                         paired["all_threads_speedup"] = paired_speedup(all_times, times)
+                    if provider in all_threads_errors:
+                        paired["all_threads_error"] = all_threads_errors[provider]
                     ms = statistics.median(times)
                     send(event="result", provider=provider, ms=ms, **paired, **note(case, provider))
         torch.set_num_threads(default_threads)

@@ -61,3 +61,40 @@ def test_smoke_run_reports_every_kernel(tmp_path):
     if "error" not in data["machine"]["stream"]:
         assert data["machine"]["stream"]["pages"] == "huge"
     assert "Memory: torch allocates large tensors in transparent huge pages" in report
+
+
+def test_scaling_row_says_why_an_all_threads_call_was_dropped():
+    import report
+
+    one = cases.Case("matmul", "fp32", (64, 64, 64), threads=1)
+    every = cases.Case("matmul", "fp32", (64, 64, 64))
+    work = 2 * 64**3
+    data = {
+        "machine": {"fma": {"1": 100.0, "all": 200.0}},
+        "host": {"threads": 2},
+        "cases": [
+            {
+                "case": one.to_json(),
+                "label": "64",
+                "unit": "GFLOP/s",
+                "work": work,
+                "results": {
+                    "spine-triton": {"ms": 1.0, "all_threads_error": "AssertionError: max |diff| 3.0"},
+                    "torch": {"ms": 1.0, "all_threads_ms": 0.5, "all_threads_speedup": 2.0},
+                },
+            },
+            {
+                "case": every.to_json(),
+                "label": "64",
+                "unit": "GFLOP/s",
+                "work": work,
+                "results": {"spine-triton": {"ms": 0.8}},
+            },
+        ],
+    }
+    notes = report.Notes()
+    table = "\n".join(report._scaling_section(data, notes))
+    # The sweep's all-threads figure stands in, footnoted with the failure.
+    assert "| spine-triton | fp32 64 | 0.52 | 0.66 [1] | 1.25x |" in table, table
+    assert notes.lines() == ["1. all threads, in the 1-thread case's rounds: AssertionError: max /diff/ 3.0"]
+    assert "| torch | fp32 64 | 0.52 | 1.05 | 2.00x |" in table, table
