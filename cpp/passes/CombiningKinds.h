@@ -20,6 +20,16 @@ namespace mlir::spine {
 /// flavour, and, or, xor), whatever its fast-math flags.
 std::optional<vector::CombiningKind> getCombiningKind(Operation *op);
 
+/// The min/max kind of a reduction's combine block (two arguments of one
+/// type, one result) that picks one of its arguments by comparing them, as
+/// torch inductor's triton_helpers.maximum and minimum do:
+///   select(x > y, x, y)               integers (any signedness and strictness)
+///   select((x > y) | (x != x), x, y)  floats: NaN propagates, like maximumf
+/// with < for the minimum, whichever argument x is. Each equals the kind's op
+/// but for which of two equal values it returns (+0.0 or -0.0 for floats),
+/// which a reduction, free to combine in any order, leaves open anyway.
+std::optional<vector::CombiningKind> getSelectingKind(Block &combine);
+
 /// The value x with combine(x, y) == y for every y of `type` (-0.0 for float
 /// addition, NaN for maxnumf/minnumf, ...); null where none exists.
 TypedAttr getNeutralElement(vector::CombiningKind kind, Type type);

@@ -16,7 +16,9 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::spine {
@@ -186,11 +188,15 @@ void allowReassociation(Operation *op) {
 
 /// The neutral element of a reduction of one tensor whose combine region is
 /// a single op with a neutral element applied to its two arguments (tl.sum,
-/// tl.max, tl.min, xor_sum...); null for any other region.
+/// tl.max, tl.min, xor_sum...) or a min/max by compare and select
+/// (getSelectingKind); null for any other region.
 TypedAttr getSeed(triton::ReduceOp op) {
   Block &combine = op.getCombineOp().front();
-  if (op.getSrcs().size() != 1 ||
-      !llvm::hasSingleElement(combine.without_terminator()))
+  if (op.getSrcs().size() != 1)
+    return {};
+  if (std::optional<vector::CombiningKind> kind = getSelectingKind(combine))
+    return getNeutralElement(*kind, combine.getArgument(0).getType());
+  if (!llvm::hasSingleElement(combine.without_terminator()))
     return {};
   Operation &body = combine.front();
   Operation *terminator = combine.getTerminator();
@@ -208,12 +214,74 @@ TypedAttr getSeed(triton::ReduceOp op) {
   return getNeutralElement(*kind, body.getResult(0).getType());
 }
 
+/// Reductions along an axis at least this long without a neutral element
+/// combine pairs of halves (treeReduce); shorter ones fold in order.
+constexpr int64_t kTreeMinExtent = 8;
+
+/// Whether a combine region can run lane by lane in a linalg.generic: its
+/// ops have no regions and no side effects.
+bool isElementwiseCombine(Block &combine) {
+  return llvm::all_of(combine.without_terminator(), [](Operation &op) {
+    return op.getNumRegions() == 0 && isMemoryEffectFree(&op);
+  });
+}
+
+/// `srcs` reduced along `axis` (extent a power of two) by combining the
+/// lower half with the upper half, elementwise, until one slice is left,
+/// which is returned with the axis kept (size 1). Triton leaves the order in
+/// which a reduction combines open (GPUs reduce across lanes in a tree): in
+/// this order every step is an elementwise op that vectorizes, where folding
+/// element by element is a scalar chain through the combine (Welford's mean
+/// and variance, argmax with its index: torch inductor's reductions).
+SmallVector<Value>
+treeReduce(OpBuilder &rewriter, Location loc, Block &combine, ValueRange srcs,
+           int64_t axis,
+           function_ref<Value(Value, int64_t, int64_t, bool)> slice) {
+  unsigned n = srcs.size();
+  auto type = cast<RankedTensorType>(srcs.front().getType());
+  int64_t rank = type.getRank();
+  SmallVector<Value> level(srcs.begin(), srcs.end());
+  for (int64_t half = type.getDimSize(axis) / 2; half >= 1; half /= 2) {
+    SmallVector<Value> ins, outs;
+    for (Value v : level)
+      ins.push_back(slice(v, 0, half, /*dropAxis=*/false));
+    for (Value v : level)
+      ins.push_back(slice(v, half, half, /*dropAxis=*/false));
+    for (unsigned i = 0; i < n; ++i)
+      outs.push_back(
+          createEmpty(rewriter, loc, cast<RankedTensorType>(ins[i].getType())));
+    SmallVector<AffineMap> maps(3 * n, rewriter.getMultiDimIdentityMap(rank));
+    SmallVector<utils::IteratorType> iterators(rank,
+                                               utils::IteratorType::parallel);
+    auto generic = linalg::GenericOp::create(
+        rewriter, loc, ValueRange(outs).getTypes(), ins, outs, maps, iterators,
+        [&](OpBuilder &b, Location loc, ValueRange args) {
+          // combine(lower, upper): args = (lower..., upper..., outs...).
+          IRMapping mapping;
+          for (unsigned i = 0; i < 2 * n; ++i)
+            mapping.map(combine.getArgument(i), args[i]);
+          for (Operation &inner : combine.without_terminator())
+            b.clone(inner, mapping);
+          SmallVector<Value> yielded;
+          for (Value v : combine.getTerminator()->getOperands())
+            yielded.push_back(mapping.lookupOrDefault(v));
+          linalg::YieldOp::create(b, loc, yielded);
+        });
+    level.assign(generic.getResults().begin(), generic.getResults().end());
+  }
+  return level;
+}
+
 /// A reduction with a neutral element starts from it and folds in every
 /// element: its loop then walks the whole source, like the loops of the ops
 /// that compute it, which spine-fuse-element-loops merges it with. Any other
 /// tt.reduce has no identity value, so the first slice along the axis seeds
-/// the accumulator and linalg.reduce folds in the rest, in order. The combine
-/// region is called as combine(accumulator, next element).
+/// the accumulator and linalg.reduce folds in the rest, in order (along a
+/// long axis: treeReduce). The combine
+/// region is called as combine(accumulator, next element). A min/max by
+/// compare and select (torch inductor's reductions) becomes the kind's one op,
+/// which the element-loop vectorizer reduces in vector lanes: as a chain of
+/// compares and selects it stayed a scalar loop.
 struct ReduceLowering : OpConversionPattern<triton::ReduceOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -247,6 +315,19 @@ struct ReduceLowering : OpConversionPattern<triton::ReduceOp> {
 
     SmallVector<Value> inits, rests;
     TypedAttr seed = extent > 1 ? getSeed(op) : TypedAttr();
+    Block &combine = op.getCombineOp().front();
+    if (!seed && extent >= kTreeMinExtent && llvm::isPowerOf2_64(extent) &&
+        isElementwiseCombine(combine)) {
+      SmallVector<Value> results;
+      for (Value v : treeReduce(rewriter, loc, combine, srcs, axis, slice))
+        results.push_back(slice(v, 0, 1, /*dropAxis=*/true));
+      if (rank == 1)
+        for (Value &result : results)
+          result =
+              tensor::ExtractOp::create(rewriter, loc, result, ValueRange{});
+      rewriter.replaceOp(op, results);
+      return success();
+    }
     if (seed) {
       Value src = srcs.front();
       SmallVector<int64_t> shape(srcType.getShape());
@@ -275,11 +356,19 @@ struct ReduceLowering : OpConversionPattern<triton::ReduceOp> {
 
     SmallVector<Value> results = inits;
     if (extent > 1) {
-      Block &combine = op.getCombineOp().front();
       unsigned n = srcs.size();
+      std::optional<vector::CombiningKind> selecting =
+          n == 1 ? getSelectingKind(combine) : std::nullopt;
       auto reduce = linalg::ReduceOp::create(
           rewriter, loc, rests, inits, ArrayRef<int64_t>{axis},
           [&](OpBuilder &b, Location loc, ValueRange args) {
+            if (selecting) {
+              linalg::YieldOp::create(
+                  b, loc,
+                  vector::makeArithReduction(b, loc, *selecting, args[1],
+                                             args[0]));
+              return;
+            }
             // args = (next elements..., accumulators...)
             IRMapping mapping;
             for (unsigned i = 0; i < n; ++i) {
