@@ -434,6 +434,57 @@ Contiguity findContiguity(OpBuilder &b, scf::ForOp loop,
   return result;
 }
 
+/// The kernel argument an address is computed from: through GEP bases,
+/// inttoptr and the first operand of additions (the lowering adds offsets to
+/// a pointer as ptr + offset); null when it is not found that way.
+BlockArgument pointerArgument(Value v) {
+  for (int depth = 0; depth < 16; ++depth) {
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      return isa<func::FuncOp>(arg.getOwner()->getParentOp()) ? arg
+                                                              : BlockArgument();
+    Operation *def = v.getDefiningOp();
+    if (auto gep = dyn_cast_if_present<LLVM::GEPOp>(def))
+      v = gep.getBase();
+    else if (auto cast = dyn_cast_if_present<LLVM::IntToPtrOp>(def))
+      v = cast.getArg();
+    else if (auto add = dyn_cast_if_present<arith::AddIOp>(def))
+      v = add.getLhs();
+    else
+      return {};
+  }
+  return {};
+}
+
+/// The kernel arguments some access reads memory through: each pointer made
+/// from one (inttoptr) that is used other than as a store's address or a
+/// prefetch's (a load, a view over it).
+DenseSet<BlockArgument> argumentsRead(func::FuncOp func) {
+  DenseSet<BlockArgument> read;
+  func.walk([&](LLVM::IntToPtrOp cast) {
+    BlockArgument arg = pointerArgument(cast.getResult());
+    if (!arg || read.contains(arg))
+      return;
+    SmallVector<Value> pointers = {cast.getResult()};
+    while (!pointers.empty()) {
+      Value pointer = pointers.pop_back_val();
+      for (OpOperand &use : pointer.getUses()) {
+        Operation *user = use.getOwner();
+        if (auto gep = dyn_cast<LLVM::GEPOp>(user);
+            gep && gep.getBase() == pointer) {
+          pointers.push_back(gep.getResult());
+          continue;
+        }
+        if (auto store = dyn_cast<LLVM::StoreOp>(user);
+            (store && store.getAddr() == pointer) || isa<LLVM::Prefetch>(user))
+          continue;
+        read.insert(arg);
+        return;
+      }
+    }
+  });
+  return read;
+}
+
 /// Emits the widened body of one strip of VF iterations.
 class Widener {
 public:
@@ -1263,6 +1314,8 @@ struct VectorizeElementLoopsPass
     mayStream = streamingStoreBytes != 0 && func.isPublic() &&
                 func.getNumArguments() >= kNumProgramIdArgs &&
                 !mayPublishStores(func);
+    if (mayStream)
+      argumentsReadFrom = argumentsRead(func);
     SmallVector<scf::ForOp> loops;
     getOperation().walk([&](scf::ForOp loop) {
       bool innermost = true;
@@ -1318,20 +1371,27 @@ struct VectorizeElementLoopsPass
   /// evicted before anything read it again, and reading each line in before
   /// writing it is a third more memory traffic for a vector add. glibc's
   /// memcpy and memset make the same choice, by size. An i1 computed at run
-  /// time before the loop; null when nothing is stored to kernel memory or
-  /// the function may not stream (`mayStream`).
+  /// time before the loop; null when nothing is stored to kernel memory, the
+  /// function may not stream (`mayStream`), or the loop stores through an
+  /// argument the kernel also reads through: torch inductor's reductions
+  /// store a row through their in-out pointer and read it back in the next
+  /// walk, which streamed stores sent to memory first (its softmax of 4096
+  /// x 4096 rows, 1 x 2048 blocks: see docs/benchmarks.md, session 33).
   Value streamingCondition(OpBuilder &b, scf::ForOp loop, int64_t trips) {
     if (!mayStream)
       return {};
     func::FuncOp func = getOperation();
     int64_t bytesPerTrip = 0;
-    bool stores = false;
+    bool stores = false, storesWhatIsRead = false;
     loop.getBody()->walk([&](Operation *op) {
       Type type = llvm::TypeSwitch<Operation *, Type>(op)
                       .Case([](LLVM::LoadOp o) { return o.getType(); })
                       .Case([](memref::LoadOp o) { return o.getType(); })
                       .Case([&](LLVM::StoreOp o) {
                         stores = true;
+                        BlockArgument arg = pointerArgument(o.getAddr());
+                        storesWhatIsRead |=
+                            arg && argumentsReadFrom.contains(arg);
                         return o.getValue().getType();
                       })
                       .Case([](memref::StoreOp o) {
@@ -1341,7 +1401,7 @@ struct VectorizeElementLoopsPass
       if (type && type.isIntOrFloat())
         bytesPerTrip += llvm::divideCeil(type.getIntOrFloatBitWidth(), 8);
     });
-    if (!stores)
+    if (!stores || storesWhatIsRead)
       return {};
     // In f64: products of run-time counts cannot overflow there.
     Location loc = loop.getLoc();
@@ -1417,6 +1477,8 @@ struct VectorizeElementLoopsPass
   /// The option is on and the function is a kernel (public, with program
   /// ids) that cannot publish its stores (mayPublishStores).
   bool mayStream = false;
+  /// argumentsRead of the function, when it may stream.
+  DenseSet<BlockArgument> argumentsReadFrom;
 
   /// `streaming`: the condition the outermost call computed, for the
   /// narrower strips of the iterations left over.

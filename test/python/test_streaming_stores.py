@@ -160,3 +160,29 @@ def test_each_strip_streams_a_whole_cache_line():
     torch.testing.assert_close(out, 2 * x, rtol=0, atol=0)
     streaming = [line for line in compiled.asm["llir"].splitlines() if NONTEMPORAL in line]
     assert streaming and all("store <16 x float>" in line for line in streaming), streaming
+
+
+@triton.jit
+def two_walk_softmax_kernel(out_ptr, in_ptr, n, BLOCK: tl.constexpr):
+    # torch inductor's shape: the exponentials go out through out_ptr in one walk and come back in
+    # the next, which scales them in place.
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)[None, :]
+    x = tl.load(in_ptr + row * n + cols, mask=cols < n, other=-float("inf"))
+    e = tl.exp(x - tl.max(x, 1)[:, None])
+    tl.store(out_ptr + row * n + cols, e, mask=cols < n)
+    total = tl.sum(e, 1)[:, None]
+    again = tl.load(out_ptr + row * n + cols, mask=cols < n, other=0.0)
+    tl.store(out_ptr + row * n + cols, again / total, mask=cols < n)
+
+
+def test_stores_read_back_by_the_kernel_stay_plain():
+    """A store through a pointer the kernel also reads through stays in the cache: streamed, the
+    next walk would read it back from memory. The vector add's output, only written, streams."""
+    x = torch.randn(64, 2048)
+    out = torch.empty_like(x)
+    compiled = two_walk_softmax_kernel[(64,)](out, x, 2048, BLOCK=2048, streaming_store_bytes=1)
+    torch.testing.assert_close(out, torch.softmax(x, 1))
+    assert NONTEMPORAL not in compiled.asm["llir"]
+    added = add_kernel[(4,)](x, x, out, 4096, BLOCK=1024, streaming_store_bytes=1)
+    assert NONTEMPORAL in added.asm["llir"]
