@@ -276,8 +276,8 @@ treeReduce(OpBuilder &rewriter, Location loc, Block &combine, ValueRange srcs,
 /// element: its loop then walks the whole source, like the loops of the ops
 /// that compute it, which spine-fuse-element-loops merges it with. Any other
 /// tt.reduce has no identity value, so the first slice along the axis seeds
-/// the accumulator and linalg.reduce folds in the rest, in order (along a
-/// long axis: treeReduce). The combine
+/// the accumulator and linalg.reduce folds in the rest, in order, or, along
+/// an axis of kTreeMinExtent or more, treeReduce combines halves. The combine
 /// region is called as combine(accumulator, next element). A min/max by
 /// compare and select (torch inductor's reductions) becomes the kind's one op,
 /// which the element-loop vectorizer reduces in vector lanes: as a chain of
