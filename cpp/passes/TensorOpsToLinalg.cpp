@@ -189,13 +189,14 @@ void allowReassociation(Operation *op) {
 /// The neutral element of a reduction of one tensor whose combine region is
 /// a single op with a neutral element applied to its two arguments (tl.sum,
 /// tl.max, tl.min, xor_sum...) or a min/max by compare and select
-/// (getSelectingKind); null for any other region.
-TypedAttr getSeed(triton::ReduceOp op) {
+/// (`selecting`, its getSelectingKind); null for any other region.
+TypedAttr getSeed(triton::ReduceOp op,
+                  std::optional<vector::CombiningKind> selecting) {
   Block &combine = op.getCombineOp().front();
   if (op.getSrcs().size() != 1)
     return {};
-  if (std::optional<vector::CombiningKind> kind = getSelectingKind(combine))
-    return getNeutralElement(*kind, combine.getArgument(0).getType());
+  if (selecting)
+    return getNeutralElement(*selecting, combine.getArgument(0).getType());
   if (!llvm::hasSingleElement(combine.without_terminator()))
     return {};
   Operation &body = combine.front();
@@ -313,20 +314,27 @@ struct ReduceLowering : OpConversionPattern<triton::ReduceOp> {
                                             offsets, sizes, strides);
     };
 
-    SmallVector<Value> inits, rests;
-    TypedAttr seed = extent > 1 ? getSeed(op) : TypedAttr();
-    Block &combine = op.getCombineOp().front();
-    if (!seed && extent >= kTreeMinExtent && llvm::isPowerOf2_64(extent) &&
-        isElementwiseCombine(combine)) {
-      SmallVector<Value> results;
-      for (Value v : treeReduce(rewriter, loc, combine, srcs, axis, slice))
-        results.push_back(slice(v, 0, 1, /*dropAxis=*/true));
+    // Reducing a 1-D tensor yields scalars.
+    auto finish = [&](SmallVector<Value> results) {
       if (rank == 1)
         for (Value &result : results)
           result =
               tensor::ExtractOp::create(rewriter, loc, result, ValueRange{});
       rewriter.replaceOp(op, results);
       return success();
+    };
+
+    Block &combine = op.getCombineOp().front();
+    std::optional<vector::CombiningKind> selecting =
+        srcs.size() == 1 ? getSelectingKind(combine) : std::nullopt;
+    SmallVector<Value> inits, rests;
+    TypedAttr seed = extent > 1 ? getSeed(op, selecting) : TypedAttr();
+    if (!seed && extent >= kTreeMinExtent && llvm::isPowerOf2_64(extent) &&
+        isElementwiseCombine(combine)) {
+      SmallVector<Value> results;
+      for (Value v : treeReduce(rewriter, loc, combine, srcs, axis, slice))
+        results.push_back(slice(v, 0, 1, /*dropAxis=*/true));
+      return finish(std::move(results));
     }
     if (seed) {
       Value src = srcs.front();
@@ -357,8 +365,6 @@ struct ReduceLowering : OpConversionPattern<triton::ReduceOp> {
     SmallVector<Value> results = inits;
     if (extent > 1) {
       unsigned n = srcs.size();
-      std::optional<vector::CombiningKind> selecting =
-          n == 1 ? getSelectingKind(combine) : std::nullopt;
       auto reduce = linalg::ReduceOp::create(
           rewriter, loc, rests, inits, ArrayRef<int64_t>{axis},
           [&](OpBuilder &b, Location loc, ValueRange args) {
@@ -384,13 +390,7 @@ struct ReduceLowering : OpConversionPattern<triton::ReduceOp> {
           });
       results.assign(reduce.getResults().begin(), reduce.getResults().end());
     }
-
-    // Reducing a 1-D tensor yields scalars.
-    if (rank == 1)
-      for (Value &result : results)
-        result = tensor::ExtractOp::create(rewriter, loc, result, ValueRange{});
-    rewriter.replaceOp(op, results);
-    return success();
+    return finish(std::move(results));
   }
 };
 
