@@ -59,6 +59,11 @@ struct SpineTritonPipelineOptions
       llvm::cl::desc("The target's FMA multiplies fp16 operands into f32 "
                      "lanes, widening them itself (RVV Zvfh vfwmacc.vf)"),
       llvm::cl::init(false)};
+  Option<bool> amxTiles{
+      *this, "amx-tiles",
+      llvm::cl::desc("The target multiplies bf16 tiles into f32 tiles (x86 "
+                     "AMX-BF16 tdpbf16ps) and the process may use them"),
+      llvm::cl::init(false)};
   Option<bool> shuffleTransposes{
       *this, "shuffle-transposes",
       llvm::cl::desc("Transpose 2-D tiles in vector registers by shuffles "

@@ -138,6 +138,7 @@ void buildSpineTritonPipeline(OpPassManager &pm,
   matmul.bf16DotProduct = options.bf16DotProduct;
   matmul.int16PairProduct = options.int16PairProduct;
   matmul.fp16WideningFma = options.fp16WideningFma;
+  matmul.amxTiles = options.amxTiles;
   pm.addNestedPass<func::FuncOp>(createVectorizeMatmul(matmul));
   if (options.shuffleTransposes && options.vectorBits > 0) {
     VectorizeTransposesOptions transposes;
@@ -177,11 +178,21 @@ void buildSpineTritonPipeline(OpPassManager &pm,
   // lane extracts and inserts that unrolling makes.
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
-  pm.addPass(createConvertVectorToLLVMPass());
+  ConvertVectorToLLVMPassOptions vectorToLLVM;
+  vectorToLLVM.amx = options.amxTiles; // tl.dot's tile products
+  pm.addPass(createConvertVectorToLLVMPass(vectorToLLVM));
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
-  pm.addPass(createConvertControlFlowToLLVMPass());
+  if (options.amxTiles) {
+    // Branches carry AMX tiles (a micro-kernel's C tiles across its K loop),
+    // whose LLVM type only the AMX dialect's conversion interface knows.
+    ConvertToLLVMPassOptions controlFlow;
+    controlFlow.filterDialects = {"cf", "amx"};
+    pm.addPass(createConvertToLLVMPass(controlFlow));
+  } else {
+    pm.addPass(createConvertControlFlowToLLVMPass());
+  }
   pm.addPass(createConvertFuncToLLVMPass());
   pm.addPass(createUBToLLVMConversionPass());
   pm.addPass(createReconcileUnrealizedCastsPass());

@@ -37,12 +37,22 @@
 // that the K loop broadcasts A from memory instead of converting an element
 // per row; an integer A only when several column blocks read it.
 //
+// With amx-tiles (x86 AMX-BF16: Sapphire Rapids and later), the same bf16
+// dot becomes tile products instead: tdpbf16ps multiplies a 16 x 32 bf16
+// tile of A by a 16 x 32 tile of B packed in pairs as above (16 pairs of K
+// steps by 16 columns) into a 16 x 16 f32 tile of C, 16 K steps of a
+// 16-column block in one instruction, about 12x what vdpbf16ps does per
+// core (a 1-core loop: 960 against about 80 GFLOP/s). Of the 8 tile
+// registers, a 2 x 2 block of C takes 4, two A tiles and two B tiles the
+// rest; C's tiles stay in registers across the K loop. A is read in place.
+//
 //===----------------------------------------------------------------------===//
 
 #include "passes/Passes.h"
 #include "passes/TileBuffer.h"
 #include "passes/TilePrefetch.h"
 
+#include "mlir/Dialect/AMX/AMXDialect.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
@@ -174,6 +184,12 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
         (N / (cols * lanes) > 1 || widensInVectors) &&
         M * K * aType.getIntOrFloatBitWidth() / 8 <= kMaxPackedBytes)
       A = packWidened(b, op, A, aType, lanes);
+    if (pairType && fitsAmxTiles(pairType, M, N, K)) {
+      packedB = packPairs(b, op, B, K, N, lanes, pairType);
+      emitAmxTiles(b, op.getLoc(), A, packedB, C, M, N, K);
+      op.erase();
+      return;
+    }
     if (pairType) {
       packedB = packPairs(b, op, B, K, N, lanes, pairType);
     } else if (!widenInFma && elementType(B) != accType && M > mr &&
@@ -234,6 +250,97 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
         bElt.isInteger(8) && (lanes == 16 || lanes == 8 || lanes == 4))
       return IntegerType::get(accType.getContext(), 16);
     return {};
+  }
+
+  /// Whether a bf16 dot of M x K by K x N (pairType: bf16 pairs, see
+  /// pairElementType) maps onto AMX tiles: C in 16 x 16 f32 tiles, A in
+  /// 16 x 32 bf16 ones (a row of a tile holds 64 bytes).
+  bool fitsAmxTiles(Type pairType, int64_t M, int64_t N, int64_t K) const {
+    return amxTiles && pairType.isBF16() && M % kAmxRows == 0 &&
+           N % kAmxRows == 0 && K % (2 * kAmxRows) == 0;
+  }
+
+  /// Rows of an AMX tile, and the f32 columns of a row (64 bytes).
+  static constexpr int64_t kAmxRows = 16;
+
+  /// C [M, N] += A [M, K] x B, with B packed in pairs (Bp [K/2, 2N], see
+  /// packPairs), as AMX tile products over blocks of up to 2 x 2 C tiles:
+  ///
+  ///   for i in 0..M step 16*RT, j in 0..N step 16*CT:
+  ///     c[r][t] = tile_load C[i+16r, j+16t]
+  ///     for k in 0..K step 32:
+  ///       a[r] = tile_load A[i+16r, k]             (16 rows x 32 K steps)
+  ///       b[t] = tile_load Bp[k/2, 2(j+16t)]       (16 pairs x 16 columns)
+  ///       c[r][t] = tdpbf16ps(a[r], b[t], c[r][t])
+  ///     tile_store C[i+16r, j+16t] = c[r][t]
+  ///
+  /// The row loop is marked as a micro-kernel's, so that
+  /// spine-schedule-tile-prefetches spreads the next tiles' prefetches over
+  /// its blocks as it does for the vector micro-kernel.
+  void emitAmxTiles(OpBuilder &b, Location loc, Value A, Value packedB, Value C,
+                    int64_t M, int64_t N, int64_t K) {
+    MLIRContext *ctx = b.getContext();
+    int64_t rowTiles = M % (2 * kAmxRows) == 0 ? 2 : 1;
+    int64_t colTiles = N % (2 * kAmxRows) == 0 ? 2 : 1;
+    auto accTile =
+        amx::TileType::get({kAmxRows, kAmxRows}, Float32Type::get(ctx));
+    auto inTile =
+        amx::TileType::get({kAmxRows, 2 * kAmxRows}, BFloat16Type::get(ctx));
+    Value zero = constantIndex(b, loc, 0);
+    auto offset = [&](OpBuilder &b, Value base, int64_t by) {
+      return by == 0 ? base
+                     : arith::AddIOp::create(b, loc, base,
+                                             constantIndex(b, loc, by))
+                           .getResult();
+    };
+
+    auto rows = scf::ForOp::create(b, loc, zero, constantIndex(b, loc, M),
+                                   constantIndex(b, loc, rowTiles * kAmxRows));
+    rows->setAttr(kMicroKernelRows, b.getUnitAttr());
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(rows.getBody());
+    Value i = rows.getInductionVar();
+    auto cols = scf::ForOp::create(b, loc, zero, constantIndex(b, loc, N),
+                                   constantIndex(b, loc, colTiles * kAmxRows));
+    b.setInsertionPointToStart(cols.getBody());
+    Value j = cols.getInductionVar();
+    SmallVector<Value> rowAt, colAt, pairColAt;
+    for (int64_t r = 0; r < rowTiles; ++r)
+      rowAt.push_back(offset(b, i, r * kAmxRows));
+    for (int64_t t = 0; t < colTiles; ++t) {
+      colAt.push_back(offset(b, j, t * kAmxRows));
+      pairColAt.push_back(arith::MulIOp::create(b, loc, colAt.back(),
+                                                constantIndex(b, loc, 2)));
+    }
+    SmallVector<Value> accs;
+    for (Value row : rowAt)
+      for (Value col : colAt)
+        accs.push_back(
+            amx::TileLoadOp::create(b, loc, accTile, C, ValueRange{row, col}));
+    auto kLoop = scf::ForOp::create(
+        b, loc, zero, constantIndex(b, loc, K),
+        constantIndex(b, loc, 2 * kAmxRows), accs,
+        [&](OpBuilder &b, Location loc, Value k, ValueRange carried) {
+          Value pairRow =
+              arith::DivUIOp::create(b, loc, k, constantIndex(b, loc, 2));
+          SmallVector<Value> as, bs;
+          for (Value row : rowAt)
+            as.push_back(
+                amx::TileLoadOp::create(b, loc, inTile, A, ValueRange{row, k}));
+          for (Value col : pairColAt)
+            bs.push_back(amx::TileLoadOp::create(b, loc, inTile, packedB,
+                                                 ValueRange{pairRow, col}));
+          SmallVector<Value> next;
+          for (auto [r, a] : llvm::enumerate(as))
+            for (auto [t, bt] : llvm::enumerate(bs))
+              next.push_back(amx::TileMulFOp::create(
+                  b, loc, accTile, a, bt, carried[r * colTiles + t]));
+          scf::YieldOp::create(b, loc, next);
+        });
+    for (int64_t r = 0; r < rowTiles; ++r)
+      for (int64_t t = 0; t < colTiles; ++t)
+        amx::TileStoreOp::create(b, loc, C, ValueRange{rowAt[r], colAt[t]},
+                                 kLoop.getResult(r * colTiles + t));
   }
 
   /// A 64-byte aligned stack buffer of `type` at the top of `op`'s function:

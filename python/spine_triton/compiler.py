@@ -36,7 +36,7 @@ CORE_MEMORY = 2**31 - 1
 ENTRY_SUFFIX = "__spine_entry"
 # The default of the vec_method option: "auto" or "none".
 VEC_METHOD_ENV = "SPINE_TRITON_VEC_METHOD"
-VEC_METHODS = ("auto", "none")
+VEC_METHODS = ("auto", "vector", "none")
 DUMP_PATH_ENV = "SPINE_TRITON_DUMP_PATH"
 STREAMING_STORE_BYTES_ENV = "SPINE_TRITON_STREAMING_STORE_BYTES"
 
@@ -183,8 +183,10 @@ class CPUOptions:
     num_threads: int = 0
     # A target name from spine_triton.targets ("native", "spacemit-x60", ...).
     arch: str | None = None
-    # "auto": tl.dot becomes the register-blocked vector micro-kernel where its shape allows;
-    # "none": it stays scalar loops (which LLVM may still auto-vectorize), to measure the difference.
+    # "auto": tl.dot becomes the register-blocked vector micro-kernel where its shape allows, or
+    # AMX tile products for bf16 on x86 hosts with AMX-BF16; "vector": the vector micro-kernel
+    # even there; "none": it stays scalar loops (which LLVM may still auto-vectorize), to measure
+    # the difference.
     # Unset: SPINE_TRITON_VEC_METHOD, else "auto".
     vec_method: str = "auto"
     # x86-64: a loop whose loads and stores over one launch reach this many bytes stores past the
@@ -358,6 +360,7 @@ class CPUBackend(BaseBackend):
         bf16_dot = int(bits > 0 and targets.has_bf16_dot_product(self.cpu_target))
         int16_pairs = int(bits > 0 and targets.has_int16_pair_product(self.cpu_target))
         fp16_fma = int(bits > 0 and targets.has_fp16_widening_fma(self.cpu_target))
+        amx = int(bf16_dot and options.vec_method == "auto" and targets.has_amx_tiles(self.cpu_target))
         scalef = int(targets.has_avx512_scalef(self.cpu_target))
         # x86 shuffles what RVV has instructions for (strided loads, vfredmax), its vmaxps is a
         # compare and select where RVV's vfmax is IEEE maxNum, and its element loops take strips
@@ -369,6 +372,7 @@ class CPUBackend(BaseBackend):
             "builtin.module(spine-triton-pipeline{"
             f"vector-bits={bits} vector-registers={registers} streaming-store-bytes={streaming} "
             f"bf16-dot-product={bf16_dot} int16-pair-product={int16_pairs} fp16-widening-fma={fp16_fma} "
+            f"amx-tiles={amx} "
             f"shuffle-transposes={x86} shuffle-reductions={x86} "
             f"select-min-max={x86} line-strips={x86} avx512-scalef={scalef} "
             f"front-load-deferred={scalef}"

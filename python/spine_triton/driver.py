@@ -287,6 +287,9 @@ class CPUUtils:
         if target.emulated:
             # The runner loads the library inside the emulator: the launcher needs only its path.
             return path, path, registers, 0, _NO_LIMIT
+        # A kernel compiled with AMX tiles by another process (a shared cache) runs in this one:
+        # ask Linux for them here too (once per process; it does nothing elsewhere).
+        targets.has_amx_tiles(target)
         module = ctypes.CDLL(path, mode=os.RTLD_LOCAL)
         entry = ctypes.cast(getattr(module, name + ENTRY_SUFFIX), ctypes.c_void_p).value
         try:

@@ -197,6 +197,36 @@ def has_int16_pair_product(target: Target) -> bool:
     return {128: True, 256: "+avx2" in features, 512: "+avx512bw" in features}[bits]
 
 
+# Linux's arch_prctl request for a dynamically enabled state component, and AMX's tile data.
+_SYS_ARCH_PRCTL = 158  # x86-64
+_ARCH_REQ_XCOMP_PERM = 0x1023
+_XFEATURE_XTILEDATA = 18
+
+
+@functools.cache  # the permission is the process's, for all its threads, once granted
+def amx_tiles_permitted() -> bool:
+    """Asks Linux to let this process use AMX's tile registers, which it grants only on request
+    (without it the first tile instruction raises SIGILL). True when granted (or already)."""
+    if platform.system() != "Linux" or platform.machine() != "x86_64":
+        return False
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    return libc.syscall(_SYS_ARCH_PRCTL, _ARCH_REQ_XCOMP_PERM, _XFEATURE_XTILEDATA) == 0
+
+
+def has_amx_tiles(target: Target) -> bool:
+    """Whether tl.dot of bf16 tiles may use AMX's tile products (x86 AMX-BF16's tdpbf16ps): the
+    target has them and, as x86 targets are this host, the kernel asked Linux for them."""
+    features = target.features.split(",")
+    return (
+        target.machine == "x86_64"
+        and "+amx-tile" in features
+        and "+amx-bf16" in features
+        and amx_tiles_permitted()
+    )
+
+
 @functools.cache  # LLVM builds a target machine to answer
 def has_fp16_widening_fma(target: Target) -> bool:
     """Whether the target's vector FMA takes fp16 operands into fp32 lanes, widening them itself

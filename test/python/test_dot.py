@@ -130,42 +130,77 @@ def test_fp16_a_is_widened_before_the_k_loop():
 PAIR_M, PAIR_N, PAIR_K = 64, 96, 256
 
 
-def run_pair_dot(a, b, out_dtype):
+def run_pair_dot(a, b, out_dtype, **options):
     """dot_kernel on a [PAIR_M, PAIR_K] x [PAIR_K, PAIR_N] product in 32 x 32 x 64 blocks: (C, the
-    kernel's assembly)."""
+    kernel's assembly). `options` are launch options (vec_method)."""
     c = torch.empty(PAIR_M, PAIR_N, dtype=out_dtype)
-    compiled = dot_kernel[(2, 3)](a, b, c, PAIR_M, PAIR_N, PAIR_K, BLOCK_M=32, BLOCK_N=32, BLOCK_K=64)
+    compiled = dot_kernel[(2, 3)](
+        a, b, c, PAIR_M, PAIR_N, PAIR_K, BLOCK_M=32, BLOCK_N=32, BLOCK_K=64, **options
+    )
     return c, compiled.asm["asm"]
 
 
-def check_pair_instruction(asm, host_has_it, pair_mnemonic, one_step_pattern):
-    """Where the host has the pair instruction the dot uses it and not the one-K-step instruction it
-    replaces; elsewhere it is absent."""
+def check_pair_instruction(asm, host_has_it, pair_mnemonics, one_step_pattern):
+    """Where the host has the pair instruction (a regex of its mnemonics) the dot uses it and not
+    the one-K-step instruction it replaces; elsewhere it is absent."""
     if host_has_it:
-        assert re.search(pair_mnemonic + r"\s", asm)
+        assert re.search(rf"\s(?:{pair_mnemonics})\s", asm)
         assert not re.search(one_step_pattern, asm)
     else:
-        assert pair_mnemonic not in asm
+        assert not re.search(rf"\s(?:{pair_mnemonics})\s", asm)
 
 
 def test_bf16_dot_uses_the_hosts_bf16_pair_instruction():
     """On an x86 host with AVX512-BF16, a bf16 tl.dot with an fp32 accumulator multiplies pairs of K
-    steps with vdpbf16ps (B's tile packed with row pairs interleaved); elsewhere it widens to fp32
+    steps with vdpbf16ps (B's tile packed with row pairs interleaved) when it keeps to vector
+    registers (vec_method="vector"; hosts with AMX use tiles otherwise); elsewhere it widens to fp32
     and uses FMAs. Either way the result matches fp64 within what fp32 accumulation allows."""
     from spine_triton import targets
 
     torch.manual_seed(1)
     a, b = torch.randn(PAIR_M, PAIR_K).to(torch.bfloat16), torch.randn(PAIR_K, PAIR_N).to(torch.bfloat16)
-    c, asm = run_pair_dot(a, b, torch.float32)
+    c, asm = run_pair_dot(a, b, torch.float32, vec_method="vector")
     expected = (a.to(torch.float64) @ b.to(torch.float64)).to(torch.float32)
     torch.testing.assert_close(c, expected, rtol=1e-5, atol=1e-5)
     check_pair_instruction(asm, targets.has_bf16_dot_product(targets.host()), "vdpbf16ps", r"vfmadd\d+ps")
+    assert "tdpbf16ps" not in asm
+
+
+@pytest.mark.parametrize(
+    "m, n, k, block_m, block_n, block_k",
+    [
+        (64, 96, 256, 32, 32, 64),  # 2 x 2 blocks of C tiles, K in two tile steps
+        (48, 80, 96, 16, 16, 32),  # one C tile per program, one K step of a tile per tl.dot
+        (100, 70, 90, 32, 64, 32),  # masked edges in all three dimensions
+    ],
+)
+def test_bf16_dot_uses_amx_tiles_where_the_host_has_them(m, n, k, block_m, block_n, block_k):
+    """On an x86 host with AMX-BF16 (Sapphire Rapids and later), a bf16 tl.dot with an fp32
+    accumulator whose blocks are multiples of 16 x 16 x 32 multiplies tiles (tdpbf16ps after a
+    ldtilecfg, no vdpbf16ps left); elsewhere no tile instruction appears. Either way the result
+    matches fp64 within what fp32 accumulation allows. test/lit/vectorize-matmul-amx.mlir checks
+    the code on any host."""
+    from spine_triton import targets
+
+    torch.manual_seed(4)
+    a, b = torch.randn(m, k).to(torch.bfloat16), torch.randn(k, n).to(torch.bfloat16)
+    c = torch.empty(m, n)
+    grid = (triton.cdiv(m, block_m), triton.cdiv(n, block_n))
+    compiled = dot_kernel[grid](a, b, c, m, n, k, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k)
+    expected = (a.to(torch.float64) @ b.to(torch.float64)).to(torch.float32)
+    torch.testing.assert_close(c, expected, rtol=1e-5, atol=1e-5)
+    asm = compiled.asm["asm"]
+    if targets.has_amx_tiles(targets.host()):
+        assert re.search(r"\stdpbf16ps\s", asm) and re.search(r"\sldtilecfg\s", asm)
+        assert "vdpbf16ps" not in asm
+    else:
+        assert "tdpbf16ps" not in asm and "ldtilecfg" not in asm
 
 
 @pytest.mark.parametrize("values", ["random", "extremes"])
 def test_int8_dot_uses_the_hosts_int16_pair_instruction(values):
     """On x86, an int8 tl.dot with an int32 accumulator multiplies pairs of K steps with vpmaddwd
-    (B's tile packed with row pairs widened to int16), and no vpmulld is left; elsewhere it widens
+    (vpdpwssd with AVX512-VNNI; B's tile packed with row pairs widened to int16), and no vpmulld is left; elsewhere it widens
     to int32. Exact either way, also with every product -128 * -128 (a pair's sum 2^15, which an
     int16 sum would overflow) or -128 * 127."""
     from spine_triton import targets
@@ -180,7 +215,10 @@ def test_int8_dot_uses_the_hosts_int16_pair_instruction(values):
         b[:, ::2] = 127
     c, asm = run_pair_dot(a, b, torch.int32)
     torch.testing.assert_close(c, (a.to(torch.int64) @ b.to(torch.int64)).to(torch.int32), rtol=0, atol=0)
-    check_pair_instruction(asm, targets.has_int16_pair_product(targets.host()), "vpmaddwd", r"vpmulld\s")
+    # With AVX512-VNNI, LLVM folds each vpmaddwd and the vpaddd after it into one vpdpwssd.
+    check_pair_instruction(
+        asm, targets.has_int16_pair_product(targets.host()), "vpmaddwd|vpdpwssd", r"vpmulld\s"
+    )
 
 
 @triton.jit

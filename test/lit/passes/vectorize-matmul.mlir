@@ -1,6 +1,7 @@
 // RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-matmul{vector-bits=256 vector-registers=16}))' %s | FileCheck %s
 // RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-matmul{vector-bits=256 vector-registers=32}))' %s | FileCheck %s --check-prefix=RVV
 // RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-matmul{vector-bits=512 vector-registers=32 bf16-dot-product=1}))' %s | FileCheck %s --check-prefix=BF16
+// RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-matmul{vector-bits=512 vector-registers=32 bf16-dot-product=1 amx-tiles=1}))' %s | FileCheck %s --check-prefix=AMX
 // RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-matmul{vector-bits=256 vector-registers=16 int16-pair-product=1}))' %s | FileCheck %s --check-prefix=I16
 // RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-matmul{vector-bits=512 vector-registers=32 int16-pair-product=1}))' %s | FileCheck %s --check-prefix=I16-512
 // RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-matmul{vector-bits=256 vector-registers=32 fp16-widening-fma=1}))' %s | FileCheck %s --check-prefix=WFMA
@@ -289,7 +290,38 @@ func.func @bf16(%a: memref<16x32xbf16>, %b: memref<32x64xbf16>, %c: memref<16x64
   return
 }
 
-// An odd K (no pairs to make) keeps the widening FMAs.
+// With amx-tiles (x86 AMX-BF16), the same product is tiles: B is packed in
+// pairs as for vdpbf16ps, then each block of 1 x 2 C tiles (16 rows: one
+// row of tiles) is loaded into tile registers, the K loop steps 32 K steps
+// (one A tile, read in place, and two B tiles from the packed copy) and
+// multiplies into both C tiles, which are stored after it. No vector FMA or
+// vdpbf16ps is left.
+// AMX-LABEL: func.func @bf16
+// AMX: %[[PACKED:.*]] = memref.alloca() {alignment = 64 : i64} : memref<16x128xbf16>
+// AMX: vector.interleave
+// AMX: vector.store {{.*}}, %[[PACKED]]
+// AMX: scf.for %[[I:.*]] = %c0{{.*}} to %c16{{.*}} step %c16
+// AMX: scf.for %[[J:.*]] = %c0{{.*}} to %c64{{.*}} step %c32
+// AMX: %[[J1:.*]] = arith.addi %[[J]], %c16
+// AMX-COUNT-2: amx.tile_load %arg2[%[[I]], {{.*}}] : memref<16x64xf32> into !amx.tile<16x16xf32>
+// AMX: scf.for %[[K:.*]] = %c0{{.*}} to %c32{{.*}} step %c32{{.*}} iter_args({{.*}}) -> (!amx.tile<16x16xf32>, !amx.tile<16x16xf32>)
+// AMX: %[[KK:.*]] = arith.divui %[[K]], %c2
+// AMX: %[[A:.*]] = amx.tile_load %arg0[%[[I]], %[[K]]] : memref<16x32xbf16> into !amx.tile<16x32xbf16>
+// AMX: %[[B0:.*]] = amx.tile_load %[[PACKED]][%[[KK]], {{.*}}] : memref<16x128xbf16> into !amx.tile<16x32xbf16>
+// AMX: %[[B1:.*]] = amx.tile_load %[[PACKED]][%[[KK]], {{.*}}] : memref<16x128xbf16> into !amx.tile<16x32xbf16>
+// AMX: amx.tile_mulf %[[A]], %[[B0]]
+// AMX: amx.tile_mulf %[[A]], %[[B1]]
+// AMX: scf.yield
+// AMX: amx.tile_store %arg2[%[[I]], %[[J]]]
+// AMX: amx.tile_store %arg2[%[[I]], %[[J1]]]
+// AMX: } {spine.micro_kernel_rows}
+// AMX-NOT: vector.fma
+// AMX-NOT: llvm.call_intrinsic
+
+// An odd K (no pairs to make) keeps the widening FMAs, with tiles or not.
+// AMX-LABEL: func.func @bf16_odd_k
+// AMX-NOT: amx.
+// AMX: vector.fma
 // BF16-LABEL: func.func @bf16_odd_k
 // BF16-NOT: llvm.call_intrinsic
 // BF16: vector.fma
