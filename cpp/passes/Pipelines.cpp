@@ -117,6 +117,8 @@ void buildSpineTritonPipeline(OpPassManager &pm,
   pm.addPass(createCollapseContiguousDims());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createReuseDyingInputs());
+  if (options.amxTiles)
+    pm.addNestedPass<func::FuncOp>(createUnrollDotLoops());
 
   bufferization::OneShotBufferizePassOptions bufferize;
   bufferize.bufferizeFunctionBoundaries = true;

@@ -120,8 +120,19 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
       if (op.hasPureBufferSemantics() && isDefaultMatmul(op))
         matmuls.push_back(op);
     });
-    for (linalg::MatmulOp op : matmuls)
-      rewrite(op);
+    for (size_t first = 0; first < matmuls.size();) {
+      if (!fitsAmxTiles(matmuls[first])) {
+        rewrite(matmuls[first++]);
+        continue;
+      }
+      size_t end = first + 1;
+      while (end < matmuls.size() &&
+             joinsTileRun(ArrayRef(matmuls).slice(first, end - first),
+                          matmuls[end]))
+        ++end;
+      rewriteAsTiles(ArrayRef(matmuls).slice(first, end - first));
+      first = end;
+    }
   }
 
   /// Only the plain C += A x B form (no transposed or broadcast maps).
@@ -184,12 +195,6 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
         (N / (cols * lanes) > 1 || widensInVectors) &&
         M * K * aType.getIntOrFloatBitWidth() / 8 <= kMaxPackedBytes)
       A = packWidened(b, op, A, aType, lanes);
-    if (pairType && fitsAmxTiles(pairType, M, N, K)) {
-      packedB = packPairs(b, op, B, K, N, lanes, pairType);
-      emitAmxTiles(b, op.getLoc(), A, packedB, C, M, N, K);
-      op.erase();
-      return;
-    }
     if (pairType) {
       packedB = packPairs(b, op, B, K, N, lanes, pairType);
     } else if (!widenInFma && elementType(B) != accType && M > mr &&
@@ -252,12 +257,70 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
     return {};
   }
 
-  /// Whether a bf16 dot of M x K by K x N (pairType: bf16 pairs, see
-  /// pairElementType) maps onto AMX tiles: C in 16 x 16 f32 tiles, A in
+  /// Whether `op` maps onto AMX tiles: bf16 x bf16 into f32 (as the pair
+  /// steps take it, see pairElementType), C in 16 x 16 f32 tiles, A in
   /// 16 x 32 bf16 ones (a row of a tile holds 64 bytes).
-  bool fitsAmxTiles(Type pairType, int64_t M, int64_t N, int64_t K) const {
-    return amxTiles && pairType.isBF16() && M % kAmxRows == 0 &&
+  bool fitsAmxTiles(linalg::MatmulOp op) const {
+    Value A = op.getDpsInputs()[0], B = op.getDpsInputs()[1],
+          C = op.getDpsInits()[0];
+    if (!amxTiles || !hasContiguousRows(A) || !hasContiguousRows(B) ||
+        !hasContiguousRows(C) || !elementType(C).isF32())
+      return false;
+    auto cType = cast<MemRefType>(C.getType());
+    int64_t M = cType.getDimSize(0), N = cType.getDimSize(1);
+    int64_t K = cast<MemRefType>(A.getType()).getDimSize(1);
+    Type pairType =
+        pairElementType(A, B, elementType(C), K, N, vectorBits / 32);
+    return pairType && pairType.isBF16() && M % kAmxRows == 0 &&
            N % kAmxRows == 0 && K % (2 * kAmxRows) == 0;
+  }
+
+  /// Whether `next`, a dot that fits AMX tiles, can join the run of dots
+  /// `run` (in one block, in order): it accumulates into the same C and
+  /// nothing between the run's last dot and it touches C or the run's A and
+  /// B (an unrolled K loop's next tiles are loaded there, into buffers of
+  /// their own). The run's products then happen where `next` is.
+  bool joinsTileRun(ArrayRef<linalg::MatmulOp> run,
+                    linalg::MatmulOp next) const {
+    linalg::MatmulOp last = run.back();
+    if (next->getBlock() != last->getBlock() ||
+        next.getDpsInits()[0] != last.getDpsInits()[0] || !fitsAmxTiles(next))
+      return false;
+    DenseSet<Value> kept = {last.getDpsInits()[0]};
+    for (linalg::MatmulOp dot : run)
+      kept.insert(dot.getDpsInputs().begin(), dot.getDpsInputs().end());
+    for (Operation *op = last->getNextNode(); op != next;
+         op = op->getNextNode()) {
+      WalkResult touches = op->walk([&](Operation *inner) {
+        for (Value operand : inner->getOperands())
+          if (kept.contains(operand))
+            return WalkResult::interrupt();
+        return WalkResult::advance();
+      });
+      if (touches.wasInterrupted())
+        return false;
+    }
+    return true;
+  }
+
+  /// A run of dots into one C (joinsTileRun) as AMX tile products, where
+  /// its last dot is: each B packed in pairs, then emitAmxTiles.
+  void rewriteAsTiles(ArrayRef<linalg::MatmulOp> run) {
+    linalg::MatmulOp last = run.back();
+    OpBuilder b(last);
+    Value C = last.getDpsInits()[0];
+    auto cType = cast<MemRefType>(C.getType());
+    int64_t N = cType.getDimSize(1);
+    SmallVector<std::pair<Value, Value>> operands;
+    for (linalg::MatmulOp dot : run) {
+      Value A = dot.getDpsInputs()[0], B = dot.getDpsInputs()[1];
+      int64_t K = cast<MemRefType>(A.getType()).getDimSize(1);
+      operands.push_back(
+          {A, packPairs(b, dot, B, K, N, vectorBits / 32, elementType(B))});
+    }
+    emitAmxTiles(b, last.getLoc(), operands, C, cType.getDimSize(0), N);
+    for (linalg::MatmulOp dot : run)
+      dot.erase();
   }
 
   /// Rows of an AMX tile, and the f32 columns of a row (64 bytes).
@@ -277,8 +340,9 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
   /// The row loop is marked as a micro-kernel's, so that
   /// spine-schedule-tile-prefetches spreads the next tiles' prefetches over
   /// its blocks as it does for the vector micro-kernel.
-  void emitAmxTiles(OpBuilder &b, Location loc, Value A, Value packedB, Value C,
-                    int64_t M, int64_t N, int64_t K) {
+  void emitAmxTiles(OpBuilder &b, Location loc,
+                    ArrayRef<std::pair<Value, Value>> operands, Value C,
+                    int64_t M, int64_t N) {
     MLIRContext *ctx = b.getContext();
     int64_t rowTiles = M % (2 * kAmxRows) == 0 ? 2 : 1;
     int64_t colTiles = N % (2 * kAmxRows) == 0 ? 2 : 1;
@@ -317,30 +381,36 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
       for (Value col : colAt)
         accs.push_back(
             amx::TileLoadOp::create(b, loc, accTile, C, ValueRange{row, col}));
-    auto kLoop = scf::ForOp::create(
-        b, loc, zero, constantIndex(b, loc, K),
-        constantIndex(b, loc, 2 * kAmxRows), accs,
-        [&](OpBuilder &b, Location loc, Value k, ValueRange carried) {
-          Value pairRow =
-              arith::DivUIOp::create(b, loc, k, constantIndex(b, loc, 2));
-          SmallVector<Value> as, bs;
-          for (Value row : rowAt)
-            as.push_back(
-                amx::TileLoadOp::create(b, loc, inTile, A, ValueRange{row, k}));
-          for (Value col : pairColAt)
-            bs.push_back(amx::TileLoadOp::create(b, loc, inTile, packedB,
-                                                 ValueRange{pairRow, col}));
-          SmallVector<Value> next;
-          for (auto [r, a] : llvm::enumerate(as))
-            for (auto [t, bt] : llvm::enumerate(bs))
-              next.push_back(amx::TileMulFOp::create(
-                  b, loc, accTile, a, bt, carried[r * colTiles + t]));
-          scf::YieldOp::create(b, loc, next);
-        });
+    // One K loop per dot of the run, each carrying C's tiles to the next.
+    ValueRange carriedAccs = accs;
+    for (auto [A, packedB] : operands) {
+      int64_t K = cast<MemRefType>(A.getType()).getDimSize(1);
+      auto kLoop = scf::ForOp::create(
+          b, loc, zero, constantIndex(b, loc, K),
+          constantIndex(b, loc, 2 * kAmxRows), carriedAccs,
+          [&](OpBuilder &b, Location loc, Value k, ValueRange carried) {
+            Value pairRow =
+                arith::DivUIOp::create(b, loc, k, constantIndex(b, loc, 2));
+            SmallVector<Value> as, bs;
+            for (Value row : rowAt)
+              as.push_back(amx::TileLoadOp::create(b, loc, inTile, A,
+                                                   ValueRange{row, k}));
+            for (Value col : pairColAt)
+              bs.push_back(amx::TileLoadOp::create(b, loc, inTile, packedB,
+                                                   ValueRange{pairRow, col}));
+            SmallVector<Value> next;
+            for (auto [r, a] : llvm::enumerate(as))
+              for (auto [t, bt] : llvm::enumerate(bs))
+                next.push_back(amx::TileMulFOp::create(
+                    b, loc, accTile, a, bt, carried[r * colTiles + t]));
+            scf::YieldOp::create(b, loc, next);
+          });
+      carriedAccs = kLoop.getResults();
+    }
     for (int64_t r = 0; r < rowTiles; ++r)
       for (int64_t t = 0; t < colTiles; ++t)
         amx::TileStoreOp::create(b, loc, C, ValueRange{rowAt[r], colAt[t]},
-                                 kLoop.getResult(r * colTiles + t));
+                                 carriedAccs[r * colTiles + t]);
   }
 
   /// A 64-byte aligned stack buffer of `type` at the top of `op`'s function:

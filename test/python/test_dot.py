@@ -172,6 +172,9 @@ def test_bf16_dot_uses_the_hosts_bf16_pair_instruction():
         (64, 96, 256, 32, 32, 64),  # 2 x 2 blocks of C tiles, K in two tile steps
         (48, 80, 96, 16, 16, 32),  # one C tile per program, one K step of a tile per tl.dot
         (100, 70, 90, 32, 64, 32),  # masked edges in all three dimensions
+        # a 64 KiB accumulator: the K loop unrolled by 2 (spine-unroll-dot-loops), 7 K steps
+        # (one left for the loop after it), masked edges
+        (200, 150, 224, 128, 128, 32),
     ],
 )
 def test_bf16_dot_uses_amx_tiles_where_the_host_has_them(m, n, k, block_m, block_n, block_k):

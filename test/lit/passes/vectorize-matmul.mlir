@@ -329,3 +329,42 @@ func.func @bf16_odd_k(%a: memref<16x3xbf16>, %b: memref<3x64xbf16>, %c: memref<1
   linalg.matmul ins(%a, %b : memref<16x3xbf16>, memref<3x64xbf16>) outs(%c : memref<16x64xf32>)
   return
 }
+
+// With amx-tiles, consecutive dots into one C (an unrolled K loop's,
+// spine-unroll-dot-loops) multiply into C's tiles in one pass: each block of
+// C tiles is loaded once, one K loop per dot carries it on, and it is stored
+// once, where the last dot of the run was. Loading the next tiles into
+// buffers of their own between the dots does not end the run; overwriting a
+// tile the run reads does, so the last dot runs on its own after it.
+// AMX-LABEL: func.func @bf16_run
+// AMX: memref.copy %arg4, %arg2
+// AMX: scf.for
+// AMX: scf.for
+// AMX-COUNT-2: amx.tile_load %arg5
+// AMX-NOT: amx.tile_store
+// AMX: %[[FIRST:.*]]:2 = scf.for {{.*}} iter_args
+// AMX: amx.tile_load %arg0
+// AMX: %[[SECOND:.*]]:2 = scf.for {{.*}} iter_args({{.*}} = %[[FIRST]]#0, {{.*}} = %[[FIRST]]#1)
+// AMX: amx.tile_load %arg2
+// AMX: %[[THIRD:.*]]:2 = scf.for {{.*}} iter_args({{.*}} = %[[SECOND]]#0, {{.*}} = %[[SECOND]]#1)
+// AMX: amx.tile_load %arg2
+// AMX-COUNT-2: amx.tile_store %arg5{{.*}}%[[THIRD]]
+// AMX: } {spine.micro_kernel_rows}
+// AMX: memref.copy %arg4, %arg0
+// AMX: scf.for
+// AMX: scf.for
+// AMX-COUNT-2: amx.tile_load %arg5
+// AMX: scf.for
+// AMX-NOT: scf.for
+// AMX-COUNT-2: amx.tile_store %arg5
+// AMX: } {spine.micro_kernel_rows}
+// AMX-NOT: linalg.matmul
+func.func @bf16_run(%a0: memref<16x32xbf16>, %b0: memref<32x32xbf16>, %a1: memref<16x32xbf16>, %b1: memref<32x32xbf16>, %src: memref<16x32xbf16>, %c: memref<16x32xf32>) {
+  linalg.matmul ins(%a0, %b0 : memref<16x32xbf16>, memref<32x32xbf16>) outs(%c : memref<16x32xf32>)
+  memref.copy %src, %a1 : memref<16x32xbf16> to memref<16x32xbf16>
+  linalg.matmul ins(%a1, %b1 : memref<16x32xbf16>, memref<32x32xbf16>) outs(%c : memref<16x32xf32>)
+  linalg.matmul ins(%a1, %b0 : memref<16x32xbf16>, memref<32x32xbf16>) outs(%c : memref<16x32xf32>)
+  memref.copy %src, %a0 : memref<16x32xbf16> to memref<16x32xbf16>
+  linalg.matmul ins(%a0, %b1 : memref<16x32xbf16>, memref<32x32xbf16>) outs(%c : memref<16x32xf32>)
+  return
+}
