@@ -61,8 +61,9 @@ struct SpineTritonPipelineOptions
       llvm::cl::init(false)};
   Option<bool> amxTiles{
       *this, "amx-tiles",
-      llvm::cl::desc("The target multiplies bf16 tiles into f32 tiles (x86 "
-                     "AMX-BF16 tdpbf16ps) and the process may use them"),
+      llvm::cl::desc("The target multiplies bf16 and int8 tiles into f32 and "
+                     "i32 tiles (x86 AMX-BF16 tdpbf16ps, AMX-INT8 tdpbssd) "
+                     "and the process may use them"),
       llvm::cl::init(false)};
   Option<bool> shuffleTransposes{
       *this, "shuffle-transposes",

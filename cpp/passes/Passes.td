@@ -182,11 +182,14 @@ def VectorizeMatmul : Pass<"spine-vectorize-matmul", "func::FuncOp"> {
     pairs widened to int16 (each pair's two products summed into an i32
     lane, exactly). With fp16-widening-fma (RVV Zvfh vfwmacc.vf), fp16
     inputs with an f32 accumulator are neither copied nor converted: the
-    FMA takes them as they are. With amx-tiles (x86 AMX-BF16), bf16 inputs
-    with an f32 accumulator whose sides are multiples of 16 (K of 32) become
-    AMX tile products (tdpbf16ps on 16 x 16 blocks of C): B's tile is packed
-    in pairs as for vdpbf16ps, A is read in place, and each step keeps 2 x 2
-    blocks of C in tile registers across the K loop. B buffers of the
+    FMA takes them as they are. With amx-tiles (x86 AMX-BF16 and AMX-INT8),
+    bf16 inputs with an f32 accumulator and int8 ones with an i32
+    accumulator whose sides are multiples of 16 (K of 32 for bf16, 64 for
+    int8) become AMX tile products (tdpbf16ps, tdpbssd on 16 x 16 blocks
+    of C): B's tile is packed in pairs (bf16) or quads (int8) of K steps, A
+    is read in place, and each step keeps 2 x 2 blocks of C in tile
+    registers across the K loop; consecutive dots into one C share the
+    pass over its tiles. B buffers of the
     kernel's with rows of a multiple of 1 KiB (whose K rows would share a
     few L1 sets) get a cache line of padding per row. Shapes it cannot block
     are left alone.
@@ -208,8 +211,9 @@ def VectorizeMatmul : Pass<"spine-vectorize-matmul", "func::FuncOp"> {
            "The target's FMA multiplies fp16 operands into f32 lanes, "
            "widening them itself (RVV Zvfh vfwmacc.vf)">,
     Option<"amxTiles", "amx-tiles", "bool", /*default=*/"false",
-           "The target multiplies bf16 tiles into f32 tiles (x86 AMX-BF16 "
-           "tdpbf16ps) and the process may use them">,
+           "The target multiplies bf16 and int8 tiles into f32 and i32 tiles "
+           "(x86 AMX-BF16 tdpbf16ps, AMX-INT8 tdpbssd) and the process may "
+           "use them">,
   ];
   let dependentDialects = ["vector::VectorDialect", "scf::SCFDialect",
                            "arith::ArithDialect", "memref::MemRefDialect",

@@ -45,6 +45,10 @@
 // core (a 1-core loop: 960 against about 80 GFLOP/s). Of the 8 tile
 // registers, a 2 x 2 block of C takes 4, two A tiles and two B tiles the
 // rest; C's tiles stay in registers across the K loop. A is read in place.
+// An int8 dot into i32 does the same with tdpbssd, B packed in quads of K
+// steps (a 16 x 64 tile of A, 64 K steps per instruction). Consecutive dots
+// into one C (an unrolled K loop's, spine-unroll-dot-loops) multiply into
+// each C tile in one pass.
 //
 //===----------------------------------------------------------------------===//
 
@@ -61,6 +65,7 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::spine {
 #define GEN_PASS_DEF_VECTORIZEMATMUL
@@ -257,29 +262,40 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
     return {};
   }
 
-  /// Whether `op` maps onto AMX tiles: bf16 x bf16 into f32 (as the pair
-  /// steps take it, see pairElementType), C in 16 x 16 f32 tiles, A in
-  /// 16 x 32 bf16 ones (a row of a tile holds 64 bytes).
-  bool fitsAmxTiles(linalg::MatmulOp op) const {
+  /// The K steps a 32-bit element of an AMX tile row holds when `op` maps
+  /// onto AMX tiles, else 0: bf16 x bf16 into f32 (pairs, tdpbf16ps) or
+  /// i8 x i8 into i32 (quads, tdpbssd), C in 16 x 16 tiles of 32-bit
+  /// elements, A in tiles of 16 rows of 64 bytes (so K a multiple of 32 or
+  /// 64), B packed in pairs or quads on the stack.
+  int64_t amxGroup(linalg::MatmulOp op) const {
     Value A = op.getDpsInputs()[0], B = op.getDpsInputs()[1],
           C = op.getDpsInits()[0];
     if (!amxTiles || !hasContiguousRows(A) || !hasContiguousRows(B) ||
-        !hasContiguousRows(C) || !elementType(C).isF32())
-      return false;
+        !hasContiguousRows(C))
+      return 0;
+    Type a = elementType(A), bElt = elementType(B), c = elementType(C);
+    int64_t group = 0;
+    if (a.isBF16() && bElt.isBF16() && c.isF32())
+      group = 2;
+    else if (a.isInteger(8) && bElt.isInteger(8) && c.isInteger(32))
+      group = 4;
     auto cType = cast<MemRefType>(C.getType());
     int64_t M = cType.getDimSize(0), N = cType.getDimSize(1);
     int64_t K = cast<MemRefType>(A.getType()).getDimSize(1);
-    Type pairType =
-        pairElementType(A, B, elementType(C), K, N, vectorBits / 32);
-    return pairType && pairType.isBF16() && M % kAmxRows == 0 &&
-           N % kAmxRows == 0 && K % (2 * kAmxRows) == 0;
+    if (!group || M % kAmxRows != 0 || N % kAmxRows != 0 ||
+        K % (kAmxRows * group) != 0 || K * N * 4 / group > kMaxPackedBytes)
+      return 0;
+    return group;
   }
+
+  bool fitsAmxTiles(linalg::MatmulOp op) const { return amxGroup(op) != 0; }
 
   /// Whether `next`, a dot that fits AMX tiles, can join the run of dots
   /// `run` (in one block, in order): it accumulates into the same C and
   /// nothing between the run's last dot and it touches C or the run's A and
-  /// B (an unrolled K loop's next tiles are loaded there, into buffers of
-  /// their own). The run's products then happen where `next` is.
+  /// B, or a view of them (an unrolled K loop's next tiles are loaded there,
+  /// into buffers of their own). The run's products then happen where `next`
+  /// is.
   bool joinsTileRun(ArrayRef<linalg::MatmulOp> run,
                     linalg::MatmulOp next) const {
     linalg::MatmulOp last = run.back();
@@ -288,7 +304,16 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
       return false;
     DenseSet<Value> kept = {last.getDpsInits()[0]};
     for (linalg::MatmulOp dot : run)
-      kept.insert(dot.getDpsInputs().begin(), dot.getDpsInputs().end());
+      for (Value input : dot.getDpsInputs())
+        kept.insert(input);
+    // Views of those buffers, wherever made, alias them.
+    SmallVector<Value> worklist(kept.begin(), kept.end());
+    while (!worklist.empty())
+      for (Operation *user : worklist.pop_back_val().getUsers())
+        if (isa<ViewLikeOpInterface>(user))
+          for (Value view : user->getResults())
+            if (kept.insert(view).second)
+              worklist.push_back(view);
     for (Operation *op = last->getNextNode(); op != next;
          op = op->getNextNode()) {
       WalkResult touches = op->walk([&](Operation *inner) {
@@ -304,7 +329,8 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
   }
 
   /// A run of dots into one C (joinsTileRun) as AMX tile products, where
-  /// its last dot is: each B packed in pairs, then emitAmxTiles.
+  /// its last dot is: each B packed in pairs (bf16) or quads (i8), then
+  /// emitAmxTiles.
   void rewriteAsTiles(ArrayRef<linalg::MatmulOp> run) {
     linalg::MatmulOp last = run.back();
     OpBuilder b(last);
@@ -316,7 +342,9 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
       Value A = dot.getDpsInputs()[0], B = dot.getDpsInputs()[1];
       int64_t K = cast<MemRefType>(A.getType()).getDimSize(1);
       operands.push_back(
-          {A, packPairs(b, dot, B, K, N, vectorBits / 32, elementType(B))});
+          {A, amxGroup(dot) == 2
+                  ? packPairs(b, dot, B, K, N, kAmxRows, elementType(B))
+                  : packQuads(b, dot, B, K, N)});
     }
     emitAmxTiles(b, last.getLoc(), operands, C, cType.getDimSize(0), N);
     for (linalg::MatmulOp dot : run)
@@ -326,15 +354,17 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
   /// Rows of an AMX tile, and the f32 columns of a row (64 bytes).
   static constexpr int64_t kAmxRows = 16;
 
-  /// C [M, N] += A [M, K] x B, with B packed in pairs (Bp [K/2, 2N], see
-  /// packPairs), as AMX tile products over blocks of up to 2 x 2 C tiles:
+  /// C [M, N] += A [M, K] x B for each (A, packed B) of `operands`, with B
+  /// packed in groups of G = 2 (bf16, Bp [K/2, 2N], see packPairs) or 4 (i8,
+  /// Bp [K/4, 4N], packQuads) K steps, as AMX tile products over blocks of
+  /// up to 2 x 2 C tiles:
   ///
   ///   for i in 0..M step 16*RT, j in 0..N step 16*CT:
   ///     c[r][t] = tile_load C[i+16r, j+16t]
-  ///     for k in 0..K step 32:
-  ///       a[r] = tile_load A[i+16r, k]             (16 rows x 32 K steps)
-  ///       b[t] = tile_load Bp[k/2, 2(j+16t)]       (16 pairs x 16 columns)
-  ///       c[r][t] = tdpbf16ps(a[r], b[t], c[r][t])
+  ///     for each (A, Bp), for k in 0..K step 16G:
+  ///       a[r] = tile_load A[i+16r, k]             (16 rows x 16G K steps)
+  ///       b[t] = tile_load Bp[k/G, G(j+16t)]       (16 groups x 16 columns)
+  ///       c[r][t] = tdpbf16ps / tdpbssd(a[r], b[t], c[r][t])
   ///     tile_store C[i+16r, j+16t] = c[r][t]
   ///
   /// The row loop is marked as a micro-kernel's, so that
@@ -343,13 +373,13 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
   void emitAmxTiles(OpBuilder &b, Location loc,
                     ArrayRef<std::pair<Value, Value>> operands, Value C,
                     int64_t M, int64_t N) {
-    MLIRContext *ctx = b.getContext();
     int64_t rowTiles = M % (2 * kAmxRows) == 0 ? 2 : 1;
     int64_t colTiles = N % (2 * kAmxRows) == 0 ? 2 : 1;
-    auto accTile =
-        amx::TileType::get({kAmxRows, kAmxRows}, Float32Type::get(ctx));
-    auto inTile =
-        amx::TileType::get({kAmxRows, 2 * kAmxRows}, BFloat16Type::get(ctx));
+    // K steps per 32-bit element: 2 bf16 or 4 i8.
+    Type inType = elementType(operands.front().first);
+    int64_t group = 4 / (inType.getIntOrFloatBitWidth() / 8);
+    auto accTile = amx::TileType::get({kAmxRows, kAmxRows}, elementType(C));
+    auto inTile = amx::TileType::get({kAmxRows, group * kAmxRows}, inType);
     Value zero = constantIndex(b, loc, 0);
     auto offset = [&](OpBuilder &b, Value base, int64_t by) {
       return by == 0 ? base
@@ -374,7 +404,7 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
     for (int64_t t = 0; t < colTiles; ++t) {
       colAt.push_back(offset(b, j, t * kAmxRows));
       pairColAt.push_back(arith::MulIOp::create(b, loc, colAt.back(),
-                                                constantIndex(b, loc, 2)));
+                                                constantIndex(b, loc, group)));
     }
     SmallVector<Value> accs;
     for (Value row : rowAt)
@@ -387,10 +417,10 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
       int64_t K = cast<MemRefType>(A.getType()).getDimSize(1);
       auto kLoop = scf::ForOp::create(
           b, loc, zero, constantIndex(b, loc, K),
-          constantIndex(b, loc, 2 * kAmxRows), carriedAccs,
+          constantIndex(b, loc, group * kAmxRows), carriedAccs,
           [&](OpBuilder &b, Location loc, Value k, ValueRange carried) {
             Value pairRow =
-                arith::DivUIOp::create(b, loc, k, constantIndex(b, loc, 2));
+                arith::DivUIOp::create(b, loc, k, constantIndex(b, loc, group));
             SmallVector<Value> as, bs;
             for (Value row : rowAt)
               as.push_back(amx::TileLoadOp::create(b, loc, inTile, A,
@@ -401,8 +431,14 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
             SmallVector<Value> next;
             for (auto [r, a] : llvm::enumerate(as))
               for (auto [t, bt] : llvm::enumerate(bs))
-                next.push_back(amx::TileMulFOp::create(
-                    b, loc, accTile, a, bt, carried[r * colTiles + t]));
+                next.push_back(
+                    group == 2
+                        ? amx::TileMulFOp::create(b, loc, accTile, a, bt,
+                                                  carried[r * colTiles + t])
+                              .getResult()
+                        : amx::TileMulIOp::create(b, loc, accTile, a, bt,
+                                                  carried[r * colTiles + t])
+                              .getResult());
             scf::YieldOp::create(b, loc, next);
           });
       carriedAccs = kLoop.getResults();
@@ -457,6 +493,52 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
       Value at = arith::MulIOp::create(b, loc, n, constantIndex(b, loc, 2));
       vector::StoreOp::create(b, loc, pair, packed, ValueRange{kk, at});
     }
+    return packed;
+  }
+
+  /// B [K, N] of i8 packed in quads of K steps for AMX's tdpbssd:
+  /// Bq[k/4, 4n + k%4] = B[k, n], a stack buffer of the function filled here
+  /// 16 columns at a time: rows 0 and 1 and rows 2 and 3 of each quad
+  /// interleaved bytewise, then the two interleaved as 16-bit pairs.
+  Value packQuads(OpBuilder &b, linalg::MatmulOp op, Value B, int64_t K,
+                  int64_t N) {
+    Location loc = op.getLoc();
+    Type i8 = elementType(B);
+    Value packed =
+        createPackedBuffer(b, op, MemRefType::get({K / 4, 4 * N}, i8));
+    auto row = VectorType::get({kAmxRows}, i8);
+    auto quads = scf::ForOp::create(b, loc, constantIndex(b, loc, 0),
+                                    constantIndex(b, loc, K / 4),
+                                    constantIndex(b, loc, 1));
+    OpBuilder::InsertionGuard guard(b);
+    b.setInsertionPointToStart(quads.getBody());
+    Value kk = quads.getInductionVar();
+    Value first = arith::MulIOp::create(b, loc, kk, constantIndex(b, loc, 4));
+    auto columns = scf::ForOp::create(b, loc, constantIndex(b, loc, 0),
+                                      constantIndex(b, loc, N),
+                                      constantIndex(b, loc, kAmxRows));
+    b.setInsertionPointToStart(columns.getBody());
+    Value n = columns.getInductionVar();
+    SmallVector<Value, 4> rows;
+    for (int64_t r = 0; r < 4; ++r) {
+      Value k = r == 0 ? first
+                       : arith::AddIOp::create(b, loc, first,
+                                               constantIndex(b, loc, r))
+                             .getResult();
+      rows.push_back(vector::LoadOp::create(b, loc, row, B, ValueRange{k, n}));
+    }
+    auto asPairs = VectorType::get({kAmxRows}, b.getI16Type());
+    Value low = vector::BitCastOp::create(
+        b, loc, asPairs,
+        vector::InterleaveOp::create(b, loc, rows[0], rows[1]));
+    Value high = vector::BitCastOp::create(
+        b, loc, asPairs,
+        vector::InterleaveOp::create(b, loc, rows[2], rows[3]));
+    Value quad = vector::BitCastOp::create(
+        b, loc, VectorType::get({4 * kAmxRows}, i8),
+        vector::InterleaveOp::create(b, loc, low, high));
+    Value at = arith::MulIOp::create(b, loc, n, constantIndex(b, loc, 4));
+    vector::StoreOp::create(b, loc, quad, packed, ValueRange{kk, at});
     return packed;
   }
 

@@ -184,7 +184,7 @@ class CPUOptions:
     # A target name from spine_triton.targets ("native", "spacemit-x60", ...).
     arch: str | None = None
     # "auto": tl.dot becomes the register-blocked vector micro-kernel where its shape allows, or
-    # AMX tile products for bf16 on x86 hosts with AMX-BF16; "vector": the vector micro-kernel
+    # AMX tile products for bf16 and int8 on x86 hosts with AMX; "vector": the vector micro-kernel
     # even there; "none": it stays scalar loops (which LLVM may still auto-vectorize), to measure
     # the difference.
     # Unset: SPINE_TRITON_VEC_METHOD, else "auto".
@@ -360,7 +360,7 @@ class CPUBackend(BaseBackend):
         bf16_dot = int(bits > 0 and targets.has_bf16_dot_product(self.cpu_target))
         int16_pairs = int(bits > 0 and targets.has_int16_pair_product(self.cpu_target))
         fp16_fma = int(bits > 0 and targets.has_fp16_widening_fma(self.cpu_target))
-        amx = int(bf16_dot and options.vec_method == "auto" and targets.has_amx_tiles(self.cpu_target))
+        amx = int(bits > 0 and options.vec_method == "auto" and targets.has_amx_tiles(self.cpu_target))
         scalef = int(targets.has_avx512_scalef(self.cpu_target))
         # x86 shuffles what RVV has instructions for (strided loads, vfredmax), its vmaxps is a
         # compare and select where RVV's vfmax is IEEE maxNum, and its element loops take strips

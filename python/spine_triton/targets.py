@@ -216,13 +216,13 @@ def amx_tiles_permitted() -> bool:
 
 
 def has_amx_tiles(target: Target) -> bool:
-    """Whether tl.dot of bf16 tiles may use AMX's tile products (x86 AMX-BF16's tdpbf16ps): the
-    target has them and, as x86 targets are this host, the kernel asked Linux for them."""
+    """Whether tl.dot of bf16 and int8 tiles may use AMX's tile products (x86 AMX-BF16's tdpbf16ps
+    and AMX-INT8's tdpbssd, which every AMX CPU so far has both of): the target has them and, as
+    x86 targets are this host, the kernel asked Linux for them."""
     features = target.features.split(",")
     return (
         target.machine == "x86_64"
-        and "+amx-tile" in features
-        and "+amx-bf16" in features
+        and all(f in features for f in ("+amx-tile", "+amx-bf16", "+amx-int8"))
         and amx_tiles_permitted()
     )
 

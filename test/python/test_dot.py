@@ -202,7 +202,8 @@ def test_bf16_dot_uses_amx_tiles_where_the_host_has_them(m, n, k, block_m, block
 
 @pytest.mark.parametrize("values", ["random", "extremes"])
 def test_int8_dot_uses_the_hosts_int16_pair_instruction(values):
-    """On x86, an int8 tl.dot with an int32 accumulator multiplies pairs of K steps with vpmaddwd
+    """On x86, an int8 tl.dot with an int32 accumulator kept to vector registers (vec_method="vector";
+    hosts with AMX use tiles otherwise) multiplies pairs of K steps with vpmaddwd
     (vpdpwssd with AVX512-VNNI; B's tile packed with row pairs widened to int16), and no vpmulld is left; elsewhere it widens
     to int32. Exact either way, also with every product -128 * -128 (a pair's sum 2^15, which an
     int16 sum would overflow) or -128 * 127."""
@@ -216,12 +217,44 @@ def test_int8_dot_uses_the_hosts_int16_pair_instruction(values):
         a = torch.full((PAIR_M, PAIR_K), -128, dtype=torch.int8)
         b = torch.full((PAIR_K, PAIR_N), -128, dtype=torch.int8)
         b[:, ::2] = 127
-    c, asm = run_pair_dot(a, b, torch.int32)
+    c, asm = run_pair_dot(a, b, torch.int32, vec_method="vector")
     torch.testing.assert_close(c, (a.to(torch.int64) @ b.to(torch.int64)).to(torch.int32), rtol=0, atol=0)
     # With AVX512-VNNI, LLVM folds each vpmaddwd and the vpaddd after it into one vpdpwssd.
     check_pair_instruction(
         asm, targets.has_int16_pair_product(targets.host()), "vpmaddwd|vpdpwssd", r"vpmulld\s"
     )
+
+
+@pytest.mark.parametrize("values", ["random", "extremes"])
+@pytest.mark.parametrize(
+    "m, n, k, block_m, block_n, block_k",
+    [(64, 96, 256, 32, 32, 64), (48, 80, 192, 16, 16, 64), (100, 70, 150, 32, 64, 64)],
+)
+def test_int8_dot_uses_amx_tiles_where_the_host_has_them(values, m, n, k, block_m, block_n, block_k):
+    """On an x86 host with AMX-INT8, an int8 tl.dot with an int32 accumulator whose blocks are
+    multiples of 16 x 16 x 64 multiplies tiles (tdpbssd, B packed in quads of K steps); elsewhere
+    no tile instruction appears. Exact either way, with random values and with every product
+    -128 * -128 or -128 * 127."""
+    from spine_triton import targets
+
+    torch.manual_seed(5)
+    if values == "random":
+        a = torch.randint(-128, 128, (m, k), dtype=torch.int8)
+        b = torch.randint(-128, 128, (k, n), dtype=torch.int8)
+    else:
+        a = torch.full((m, k), -128, dtype=torch.int8)
+        b = torch.full((k, n), -128, dtype=torch.int8)
+        b[:, ::2] = 127
+    c = torch.empty(m, n, dtype=torch.int32)
+    grid = (triton.cdiv(m, block_m), triton.cdiv(n, block_n))
+    compiled = dot_kernel[grid](a, b, c, m, n, k, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k)
+    torch.testing.assert_close(c, (a.to(torch.int64) @ b.to(torch.int64)).to(torch.int32), rtol=0, atol=0)
+    asm = compiled.asm["asm"]
+    if targets.has_amx_tiles(targets.host()):
+        assert re.search(r"\stdpbssd\s", asm) and re.search(r"\sldtilecfg\s", asm)
+        assert not re.search(r"\s(?:vpmaddwd|vpdpwssd)\s", asm)
+    else:
+        assert "tdpbssd" not in asm and "ldtilecfg" not in asm
 
 
 @triton.jit

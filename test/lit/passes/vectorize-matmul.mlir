@@ -368,3 +368,45 @@ func.func @bf16_run(%a0: memref<16x32xbf16>, %b0: memref<32x32xbf16>, %a1: memre
   linalg.matmul ins(%a0, %b1 : memref<16x32xbf16>, memref<32x32xbf16>) outs(%c : memref<16x32xf32>)
   return
 }
+
+// A view made before the run aliases the A it reads: writing through it
+// between the dots ends the run too.
+// AMX-LABEL: func.func @bf16_run_through_a_view
+// AMX: %[[VIEW:.*]] = memref.subview %arg0
+// AMX: } {spine.micro_kernel_rows}
+// AMX: memref.copy %arg3, %[[VIEW]] :
+// AMX: } {spine.micro_kernel_rows}
+// AMX-NOT: linalg.matmul
+func.func @bf16_run_through_a_view(%a: memref<16x32xbf16>, %b: memref<32x32xbf16>, %b1: memref<32x32xbf16>, %src: memref<16x16xbf16>, %c: memref<16x32xf32>) {
+  %view = memref.subview %a[0, 0] [16, 16] [1, 1] : memref<16x32xbf16> to memref<16x16xbf16, strided<[32, 1]>>
+  linalg.matmul ins(%a, %b : memref<16x32xbf16>, memref<32x32xbf16>) outs(%c : memref<16x32xf32>)
+  memref.copy %src, %view : memref<16x16xbf16> to memref<16x16xbf16, strided<[32, 1]>>
+  linalg.matmul ins(%a, %b1 : memref<16x32xbf16>, memref<32x32xbf16>) outs(%c : memref<16x32xf32>)
+  return
+}
+
+// int8 into i32 with amx-tiles: B packed in quads of K steps (rows 0 and 1
+// and rows 2 and 3 interleaved bytewise, then the two as 16-bit pairs), a
+// 16 x 64 A tile per step (64 K steps), tdpbssd (amx.tile_muli) into i32
+// tiles.
+// AMX-LABEL: func.func @i8_tiles
+// AMX: %[[PACKED:.*]] = memref.alloca() {alignment = 64 : i64} : memref<16x128xi8>
+// AMX: %[[R01:.*]] = vector.interleave %{{.*}}, %{{.*}} : vector<16xi8> -> vector<32xi8>
+// AMX: %[[LOW:.*]] = vector.bitcast %[[R01]] : vector<32xi8> to vector<16xi16>
+// AMX: %[[R23:.*]] = vector.interleave %{{.*}}, %{{.*}} : vector<16xi8> -> vector<32xi8>
+// AMX: %[[HIGH:.*]] = vector.bitcast %[[R23]] : vector<32xi8> to vector<16xi16>
+// AMX: %[[QUADS:.*]] = vector.interleave %[[LOW]], %[[HIGH]] : vector<16xi16> -> vector<32xi16>
+// AMX: %[[BYTES:.*]] = vector.bitcast %[[QUADS]] : vector<32xi16> to vector<64xi8>
+// AMX: vector.store %[[BYTES]], %[[PACKED]]
+// AMX-COUNT-2: amx.tile_load %arg2{{.*}} into !amx.tile<16x16xi32>
+// AMX: scf.for {{.*}} step %c64
+// AMX: arith.divui %{{.*}}, %c4
+// AMX: amx.tile_load %arg0{{.*}} : memref<16x64xi8> into !amx.tile<16x64xi8>
+// AMX-COUNT-2: amx.tile_load %[[PACKED]]{{.*}} : memref<16x128xi8> into !amx.tile<16x64xi8>
+// AMX-COUNT-2: amx.tile_muli
+// AMX-COUNT-2: amx.tile_store %arg2
+// AMX-NOT: llvm.call_intrinsic
+func.func @i8_tiles(%a: memref<16x64xi8>, %b: memref<64x32xi8>, %c: memref<16x32xi32>) {
+  linalg.matmul ins(%a, %b : memref<16x64xi8>, memref<64x32xi8>) outs(%c : memref<16x32xi32>)
+  return
+}
