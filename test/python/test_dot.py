@@ -200,23 +200,31 @@ def test_bf16_dot_uses_amx_tiles_where_the_host_has_them(m, n, k, block_m, block
         assert "tdpbf16ps" not in asm and "ldtilecfg" not in asm
 
 
+def int8_operands(values, m, k, n):
+    """int8 A [m, k] and B [k, n]: "random", or "extremes" (every product -128 * -128 or
+    -128 * 127, the largest sums a pair or quad of products can reach)."""
+    if values == "random":
+        return (
+            torch.randint(-128, 128, (m, k), dtype=torch.int8),
+            torch.randint(-128, 128, (k, n), dtype=torch.int8),
+        )
+    a = torch.full((m, k), -128, dtype=torch.int8)
+    b = torch.full((k, n), -128, dtype=torch.int8)
+    b[:, ::2] = 127
+    return a, b
+
+
 @pytest.mark.parametrize("values", ["random", "extremes"])
 def test_int8_dot_uses_the_hosts_int16_pair_instruction(values):
-    """On x86, an int8 tl.dot with an int32 accumulator kept to vector registers (vec_method="vector";
-    hosts with AMX use tiles otherwise) multiplies pairs of K steps with vpmaddwd
-    (vpdpwssd with AVX512-VNNI; B's tile packed with row pairs widened to int16), and no vpmulld is left; elsewhere it widens
-    to int32. Exact either way, also with every product -128 * -128 (a pair's sum 2^15, which an
+    """On x86, an int8 tl.dot with an int32 accumulator kept to vector registers
+    (vec_method="vector"; hosts with AMX use tiles otherwise) multiplies pairs of K steps with
+    vpmaddwd (vpdpwssd with AVX512-VNNI; B's tile packed with row pairs widened to int16), and no
+    vpmulld is left; elsewhere it widens to int32. Exact either way, also with every product -128 * -128 (a pair's sum 2^15, which an
     int16 sum would overflow) or -128 * 127."""
     from spine_triton import targets
 
     torch.manual_seed(2)
-    if values == "random":
-        a = torch.randint(-128, 128, (PAIR_M, PAIR_K), dtype=torch.int8)
-        b = torch.randint(-128, 128, (PAIR_K, PAIR_N), dtype=torch.int8)
-    else:
-        a = torch.full((PAIR_M, PAIR_K), -128, dtype=torch.int8)
-        b = torch.full((PAIR_K, PAIR_N), -128, dtype=torch.int8)
-        b[:, ::2] = 127
+    a, b = int8_operands(values, PAIR_M, PAIR_K, PAIR_N)
     c, asm = run_pair_dot(a, b, torch.int32, vec_method="vector")
     torch.testing.assert_close(c, (a.to(torch.int64) @ b.to(torch.int64)).to(torch.int32), rtol=0, atol=0)
     # With AVX512-VNNI, LLVM folds each vpmaddwd and the vpaddd after it into one vpdpwssd.
@@ -238,13 +246,7 @@ def test_int8_dot_uses_amx_tiles_where_the_host_has_them(values, m, n, k, block_
     from spine_triton import targets
 
     torch.manual_seed(5)
-    if values == "random":
-        a = torch.randint(-128, 128, (m, k), dtype=torch.int8)
-        b = torch.randint(-128, 128, (k, n), dtype=torch.int8)
-    else:
-        a = torch.full((m, k), -128, dtype=torch.int8)
-        b = torch.full((k, n), -128, dtype=torch.int8)
-        b[:, ::2] = 127
+    a, b = int8_operands(values, m, k, n)
     c = torch.empty(m, n, dtype=torch.int32)
     grid = (triton.cdiv(m, block_m), triton.cdiv(n, block_n))
     compiled = dot_kernel[grid](a, b, c, m, n, k, BLOCK_M=block_m, BLOCK_N=block_n, BLOCK_K=block_k)
