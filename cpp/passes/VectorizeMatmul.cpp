@@ -126,7 +126,7 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
         matmuls.push_back(op);
     });
     for (size_t first = 0; first < matmuls.size();) {
-      if (!fitsAmxTiles(matmuls[first])) {
+      if (!amxGroup(matmuls[first])) {
         rewrite(matmuls[first++]);
         continue;
       }
@@ -288,8 +288,6 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
     return group;
   }
 
-  bool fitsAmxTiles(linalg::MatmulOp op) const { return amxGroup(op) != 0; }
-
   /// Whether `next`, a dot that fits AMX tiles, can join the run of dots
   /// `run` (in one block, in order): it accumulates into the same C and
   /// nothing between the run's last dot and it touches C or the run's A and
@@ -300,7 +298,7 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
                     linalg::MatmulOp next) const {
     linalg::MatmulOp last = run.back();
     if (next->getBlock() != last->getBlock() ||
-        next.getDpsInits()[0] != last.getDpsInits()[0] || !fitsAmxTiles(next))
+        next.getDpsInits()[0] != last.getDpsInits()[0] || !amxGroup(next))
       return false;
     DenseSet<Value> kept = {last.getDpsInits()[0]};
     for (linalg::MatmulOp dot : run)
@@ -388,16 +386,9 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
                            .getResult();
     };
 
-    auto rows = scf::ForOp::create(b, loc, zero, constantIndex(b, loc, M),
-                                   constantIndex(b, loc, rowTiles * kAmxRows));
-    rows->setAttr(kMicroKernelRows, b.getUnitAttr());
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(rows.getBody());
-    Value i = rows.getInductionVar();
-    auto cols = scf::ForOp::create(b, loc, zero, constantIndex(b, loc, N),
-                                   constantIndex(b, loc, colTiles * kAmxRows));
-    b.setInsertionPointToStart(cols.getBody());
-    Value j = cols.getInductionVar();
+    auto [i, j] = openBlockLoops(b, loc, 0, M, rowTiles * kAmxRows, N,
+                                 colTiles * kAmxRows);
     SmallVector<Value> rowAt, colAt, pairColAt;
     for (int64_t r = 0; r < rowTiles; ++r)
       rowAt.push_back(offset(b, i, r * kAmxRows));
@@ -460,86 +451,78 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
                                     b.getI64IntegerAttr(kTileAlignment));
   }
 
-  /// B [K, N] packed for the pair steps: Bp[k/2, 2n + k%2] = B[k, n] in
-  /// `pairType`, a stack buffer of the function, filled here by
-  /// interleaving row pairs (widened to `pairType`).
-  Value packPairs(OpBuilder &b, linalg::MatmulOp op, Value B, int64_t K,
-                  int64_t N, int64_t lanes, Type pairType) {
+  /// B [K, N] packed in groups of `group` K steps: Bp[k/G, Gn + k%G] =
+  /// B[k, n] in `packedType`'s element type, a stack buffer of the function
+  /// filled here `lanes` columns at a time; `combine` makes the G * lanes
+  /// packed elements from the group's G row vectors.
+  Value packGroups(
+      OpBuilder &b, linalg::MatmulOp op, Value B, int64_t K, int64_t N,
+      int64_t group, int64_t lanes, Type packedType,
+      function_ref<Value(OpBuilder &, Location, ArrayRef<Value>)> combine) {
     Location loc = op.getLoc();
-    auto packedType = MemRefType::get({K / 2, 2 * N}, pairType);
-    Value packed = createPackedBuffer(b, op, packedType);
-    auto half = VectorType::get({lanes}, elementType(B));
-    auto pairs = scf::ForOp::create(b, loc, constantIndex(b, loc, 0),
-                                    constantIndex(b, loc, K / 2),
-                                    constantIndex(b, loc, 1));
-    {
-      OpBuilder::InsertionGuard guard(b);
-      b.setInsertionPointToStart(pairs.getBody());
-      Value kk = pairs.getInductionVar();
-      Value even = arith::MulIOp::create(b, loc, kk, constantIndex(b, loc, 2));
-      Value odd = arith::AddIOp::create(b, loc, even, constantIndex(b, loc, 1));
-      auto columns = scf::ForOp::create(b, loc, constantIndex(b, loc, 0),
-                                        constantIndex(b, loc, N),
-                                        constantIndex(b, loc, lanes));
-      b.setInsertionPointToStart(columns.getBody());
-      Value n = columns.getInductionVar();
-      Value first = widen(
-          b, loc, vector::LoadOp::create(b, loc, half, B, ValueRange{even, n}),
-          pairType);
-      Value second = widen(
-          b, loc, vector::LoadOp::create(b, loc, half, B, ValueRange{odd, n}),
-          pairType);
-      Value pair = vector::InterleaveOp::create(b, loc, first, second);
-      Value at = arith::MulIOp::create(b, loc, n, constantIndex(b, loc, 2));
-      vector::StoreOp::create(b, loc, pair, packed, ValueRange{kk, at});
-    }
-    return packed;
-  }
-
-  /// B [K, N] of i8 packed in quads of K steps for AMX's tdpbssd:
-  /// Bq[k/4, 4n + k%4] = B[k, n], a stack buffer of the function filled here
-  /// 16 columns at a time: rows 0 and 1 and rows 2 and 3 of each quad
-  /// interleaved bytewise, then the two interleaved as 16-bit pairs.
-  Value packQuads(OpBuilder &b, linalg::MatmulOp op, Value B, int64_t K,
-                  int64_t N) {
-    Location loc = op.getLoc();
-    Type i8 = elementType(B);
-    Value packed =
-        createPackedBuffer(b, op, MemRefType::get({K / 4, 4 * N}, i8));
-    auto row = VectorType::get({kAmxRows}, i8);
-    auto quads = scf::ForOp::create(b, loc, constantIndex(b, loc, 0),
-                                    constantIndex(b, loc, K / 4),
-                                    constantIndex(b, loc, 1));
+    Value packed = createPackedBuffer(
+        b, op, MemRefType::get({K / group, group * N}, packedType));
+    auto row = VectorType::get({lanes}, elementType(B));
+    auto groups = scf::ForOp::create(b, loc, constantIndex(b, loc, 0),
+                                     constantIndex(b, loc, K / group),
+                                     constantIndex(b, loc, 1));
     OpBuilder::InsertionGuard guard(b);
-    b.setInsertionPointToStart(quads.getBody());
-    Value kk = quads.getInductionVar();
-    Value first = arith::MulIOp::create(b, loc, kk, constantIndex(b, loc, 4));
+    b.setInsertionPointToStart(groups.getBody());
+    Value kk = groups.getInductionVar();
+    Value first =
+        arith::MulIOp::create(b, loc, kk, constantIndex(b, loc, group));
+    SmallVector<Value, 4> rowAt = {first};
+    for (int64_t r = 1; r < group; ++r)
+      rowAt.push_back(
+          arith::AddIOp::create(b, loc, first, constantIndex(b, loc, r)));
     auto columns = scf::ForOp::create(b, loc, constantIndex(b, loc, 0),
                                       constantIndex(b, loc, N),
-                                      constantIndex(b, loc, kAmxRows));
+                                      constantIndex(b, loc, lanes));
     b.setInsertionPointToStart(columns.getBody());
     Value n = columns.getInductionVar();
     SmallVector<Value, 4> rows;
-    for (int64_t r = 0; r < 4; ++r) {
-      Value k = r == 0 ? first
-                       : arith::AddIOp::create(b, loc, first,
-                                               constantIndex(b, loc, r))
-                             .getResult();
+    for (Value k : rowAt)
       rows.push_back(vector::LoadOp::create(b, loc, row, B, ValueRange{k, n}));
-    }
-    auto asPairs = VectorType::get({kAmxRows}, b.getI16Type());
-    Value low = vector::BitCastOp::create(
-        b, loc, asPairs,
-        vector::InterleaveOp::create(b, loc, rows[0], rows[1]));
-    Value high = vector::BitCastOp::create(
-        b, loc, asPairs,
-        vector::InterleaveOp::create(b, loc, rows[2], rows[3]));
-    Value quad = vector::BitCastOp::create(
-        b, loc, VectorType::get({4 * kAmxRows}, i8),
-        vector::InterleaveOp::create(b, loc, low, high));
-    Value at = arith::MulIOp::create(b, loc, n, constantIndex(b, loc, 4));
-    vector::StoreOp::create(b, loc, quad, packed, ValueRange{kk, at});
+    Value at = arith::MulIOp::create(b, loc, n, constantIndex(b, loc, group));
+    vector::StoreOp::create(b, loc, combine(b, loc, rows), packed,
+                            ValueRange{kk, at});
     return packed;
+  }
+
+  /// B [K, N] packed for the pair steps (vdpbf16ps, vpmaddwd, AMX's
+  /// tdpbf16ps): Bp[k/2, 2n + k%2] = B[k, n] in `pairType`, row pairs
+  /// widened to `pairType` and interleaved.
+  Value packPairs(OpBuilder &b, linalg::MatmulOp op, Value B, int64_t K,
+                  int64_t N, int64_t lanes, Type pairType) {
+    return packGroups(b, op, B, K, N, /*group=*/2, lanes, pairType,
+                      [&](OpBuilder &b, Location loc, ArrayRef<Value> rows) {
+                        Value even = widen(b, loc, rows[0], pairType);
+                        Value odd = widen(b, loc, rows[1], pairType);
+                        return vector::InterleaveOp::create(b, loc, even, odd);
+                      });
+  }
+
+  /// B [K, N] of i8 packed in quads of K steps for AMX's tdpbssd:
+  /// Bq[k/4, 4n + k%4] = B[k, n], 16 columns at a time: rows 0 and 1 and
+  /// rows 2 and 3 of each quad interleaved bytewise, then the two
+  /// interleaved as 16-bit pairs.
+  Value packQuads(OpBuilder &b, linalg::MatmulOp op, Value B, int64_t K,
+                  int64_t N) {
+    Type i8 = elementType(B);
+    return packGroups(
+        b, op, B, K, N, /*group=*/4, kAmxRows, i8,
+        [&](OpBuilder &b, Location loc, ArrayRef<Value> rows) -> Value {
+          auto asPairs = VectorType::get({kAmxRows}, b.getI16Type());
+          Value low = vector::BitCastOp::create(
+              b, loc, asPairs,
+              vector::InterleaveOp::create(b, loc, rows[0], rows[1]));
+          Value high = vector::BitCastOp::create(
+              b, loc, asPairs,
+              vector::InterleaveOp::create(b, loc, rows[2], rows[3]));
+          return vector::BitCastOp::create(
+              b, loc, VectorType::get({4 * kAmxRows}, i8),
+              vector::InterleaveOp::create(b, loc, low, high));
+        });
   }
 
   /// A stack buffer of the function holding `source` [R, C] widened to
@@ -609,6 +592,26 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
     return {bestMR, bestCols};
   }
 
+  /// The loops over C's blocks every micro-kernel runs: rows [rowBegin,
+  /// rowEnd) by `rowStep`, marked for spine-schedule-tile-prefetches (which
+  /// takes the loop over columns to be its first op), and columns [0, N) by
+  /// `colStep`. Leaves `b` in the column loop's body; returns (row, column).
+  static std::pair<Value, Value> openBlockLoops(OpBuilder &b, Location loc,
+                                                int64_t rowBegin,
+                                                int64_t rowEnd, int64_t rowStep,
+                                                int64_t N, int64_t colStep) {
+    auto rows = scf::ForOp::create(b, loc, constantIndex(b, loc, rowBegin),
+                                   constantIndex(b, loc, rowEnd),
+                                   constantIndex(b, loc, rowStep));
+    rows->setAttr(kMicroKernelRows, b.getUnitAttr());
+    b.setInsertionPointToStart(rows.getBody());
+    auto cols = scf::ForOp::create(b, loc, constantIndex(b, loc, 0),
+                                   constantIndex(b, loc, N),
+                                   constantIndex(b, loc, colStep));
+    b.setInsertionPointToStart(cols.getBody());
+    return {rows.getInductionVar(), cols.getInductionVar()};
+  }
+
   /// Rows [rowBegin, rowEnd) of C in blocks of MR rows (MR divides the
   /// range) and cols x VL columns.
   void emitMicroKernel(OpBuilder &b, Location loc, Value A, Value B, Value C,
@@ -620,16 +623,8 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
     auto bVec = VectorType::get({lanes}, bElt);
     Value zero = constantIndex(b, loc, 0), one = constantIndex(b, loc, 1);
 
-    auto rows = scf::ForOp::create(b, loc, constantIndex(b, loc, rowBegin),
-                                   constantIndex(b, loc, rowEnd),
-                                   constantIndex(b, loc, MR));
-    rows->setAttr(kMicroKernelRows, b.getUnitAttr());
-    b.setInsertionPointToStart(rows.getBody());
-    Value i = rows.getInductionVar();
-    auto colsLoop = scf::ForOp::create(b, loc, zero, constantIndex(b, loc, N),
-                                       constantIndex(b, loc, cols * lanes));
-    b.setInsertionPointToStart(colsLoop.getBody());
-    Value j = colsLoop.getInductionVar();
+    OpBuilder::InsertionGuard guard(b);
+    auto [i, j] = openBlockLoops(b, loc, rowBegin, rowEnd, MR, N, cols * lanes);
 
     SmallVector<Value> rowIdx, colIdx;
     for (int64_t r = 0; r < MR; ++r)
@@ -679,7 +674,6 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
       for (int64_t c = 0; c < cols; ++c)
         vector::StoreOp::create(b, loc, kLoop.getResult(r * cols + c), C,
                                 ValueRange{rowIdx[r], colIdx[c]});
-    b.setInsertionPointAfter(rows);
   }
 
   /// The K loop of a block over pairs of K steps (packPairs): each step
