@@ -149,19 +149,22 @@ def ConvertTritonToLinalg : Pass<"spine-convert-triton-to-linalg", "ModuleOp"> {
 }
 
 def UnrollDotLoops : Pass<"spine-unroll-dot-loops", "func::FuncOp"> {
-  let summary = "Unroll K loops of AMX-sized bf16 dots to max-k K steps per iteration";
+  let summary = "Unroll K loops of AMX-sized bf16 and int8 dots to max-k K steps per iteration";
   let description = [{
     On tensors, before bufferization. An scf.for whose body's only
-    linalg.matmul multiplies bf16 tiles (sides of multiples of 16, K of 32)
-    into the f32 block of 64 KiB or more that the loop carries and yields
-    is unrolled by
-    max-k / K (when that is 2 or more), so that one iteration's dots cover
-    max-k K steps of the same accumulator; spine-vectorize-matmul with
-    amx-tiles then keeps each C tile in a tile register across all of them.
+    linalg.matmul multiplies bf16 tiles into an f32 block (sides of
+    multiples of 16, K of 32) or int8 tiles into an i32 block (K of 64) of
+    64 KiB or more that the loop carries and yields is unrolled by
+    max-k / K (bf16) or max-k-int8 / K (int8), when that is 2 or more, so
+    that one iteration's dots cover that many K steps of the same
+    accumulator; spine-vectorize-matmul with amx-tiles then keeps each C
+    tile in a tile register across all of them.
   }];
   let options = [
     Option<"maxK", "max-k", "unsigned", /*default=*/"64",
-           "K steps one iteration's dots should cover">,
+           "K steps one iteration's bf16 dots should cover">,
+    Option<"maxKInt8", "max-k-int8", "unsigned", /*default=*/"256",
+           "K steps one iteration's int8 dots should cover">,
   ];
   let dependentDialects = ["scf::SCFDialect", "arith::ArithDialect"];
 }

@@ -10,13 +10,19 @@
 // multiplies them all into each C tile while it sits in a tile register.
 // Tutorial matmul bf16, 128 x 128 x 32 tiles, 2 threads, as it is against
 // unrolled to 64 K steps (in turns in one process): 2048 588 -> 769 GFLOP/s,
-// 4096 442 -> 553. Deeper runs gained no more (778, 545): their A and B tiles
+// 4096 442 -> 553. Deeper runs gained no more (778, 545; session 35: 2048
+// 823 at 64 against 752 at 128, 1024 666 against 624): their A and B tiles
 // no longer stay in L1 beside the packed B.
 //
-// Only loops whose one dot (bf16 x bf16 into the f32 block the loop carries)
-// fits AMX tiles, with an accumulator of 64 KiB or more (in L2), are
+// int8 dots into i32 (tdpbssd, 64 K steps per tile product) unroll to
+// `max-k-int8` K steps: test_dot's dot_kernel, 128 x 128 x 64 tiles, 2
+// threads, 1024: as it is / unrolled to 128 / 256 K steps 896 / 1146 / 1269
+// GOP/s; 2048: 868 / 1093 / 1159, and 1098 at 512.
+//
+// Only loops whose one dot fits AMX tiles (bf16 x bf16 into f32, int8 x
+// int8 into i32) with an accumulator of 64 KiB or more (in L2) are
 // unrolled: the vector micro-kernel measured no gain from deeper K steps
-// (docs/benchmarks.md, session 32).
+// (docs/benchmarks.md, sessions 32 and 35).
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,10 +44,16 @@ namespace {
 /// threads, 433 GFLOP/s as it is against 374 unrolled to 64 K steps.
 constexpr int64_t kMinAccumulatorBytes = 64 * 1024;
 
-/// The K extent of `loop`'s accumulating dot when it is one AMX multiplies:
-/// the body's only matmul, bf16 x bf16 into f32 with sides of multiples of
-/// 16 (K of 32), accumulating into the iter_arg it yields back.
-std::optional<int64_t> accumulatingTileDotK(scf::ForOp loop) {
+/// The dot of `loop` that AMX multiplies, when the body has one: its K
+/// extent and the K steps per 32-bit element of a tile row (2 for bf16 x
+/// bf16 into f32, 4 for i8 x i8 into i32), with sides of multiples of 16
+/// (K of 32 bf16 or 64 int8: a tile row's 64 bytes), accumulating into the
+/// iter_arg it yields back.
+struct TileDot {
+  int64_t k, group;
+};
+
+std::optional<TileDot> accumulatingTileDot(scf::ForOp loop) {
   linalg::MatmulOp dot;
   for (Operation &op : *loop.getBody())
     if (auto matmul = dyn_cast<linalg::MatmulOp>(op)) {
@@ -61,14 +73,20 @@ std::optional<int64_t> accumulatingTileDotK(scf::ForOp loop) {
   auto b = dyn_cast<RankedTensorType>(dot.getDpsInputs()[1].getType());
   auto c = dyn_cast<RankedTensorType>(acc.getType());
   if (!a || !b || !c || !a.hasStaticShape() || !b.hasStaticShape() ||
-      !c.hasStaticShape() || !a.getElementType().isBF16() ||
-      !b.getElementType().isBF16() || !c.getElementType().isF32())
+      !c.hasStaticShape())
     return std::nullopt;
+  Type aElt = a.getElementType(), bElt = b.getElementType(),
+       cElt = c.getElementType();
+  int64_t group = 0;
+  if (aElt.isBF16() && bElt.isBF16() && cElt.isF32())
+    group = 2;
+  else if (aElt.isInteger(8) && bElt.isInteger(8) && cElt.isInteger(32))
+    group = 4;
   int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = a.getDimSize(1);
-  if (m % 16 != 0 || n % 16 != 0 || k % 32 != 0 ||
+  if (!group || m % 16 != 0 || n % 16 != 0 || k % (16 * group) != 0 ||
       m * n * 4 < kMinAccumulatorBytes)
     return std::nullopt;
-  return k;
+  return TileDot{k, group};
 }
 
 struct UnrollDotLoopsPass : impl::UnrollDotLoopsBase<UnrollDotLoopsPass> {
@@ -77,9 +95,12 @@ struct UnrollDotLoopsPass : impl::UnrollDotLoopsBase<UnrollDotLoopsPass> {
   void runOnOperation() override {
     SmallVector<std::pair<scf::ForOp, int64_t>> loops;
     getOperation().walk([&](scf::ForOp loop) {
-      std::optional<int64_t> k = accumulatingTileDotK(loop);
-      if (k && *k * 2 <= static_cast<int64_t>(maxK))
-        loops.push_back({loop, static_cast<int64_t>(maxK) / *k});
+      std::optional<TileDot> dot = accumulatingTileDot(loop);
+      if (!dot)
+        return;
+      int64_t steps = dot->group == 2 ? maxK : maxKInt8;
+      if (dot->k * 2 <= steps)
+        loops.push_back({loop, steps / dot->k});
     });
     // A loop that cannot be unrolled (its bounds' type, say) stays as it is.
     for (auto [loop, factor] : loops)

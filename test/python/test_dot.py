@@ -236,7 +236,14 @@ def test_int8_dot_uses_the_hosts_int16_pair_instruction(values):
 @pytest.mark.parametrize("values", ["random", "extremes"])
 @pytest.mark.parametrize(
     "m, n, k, block_m, block_n, block_k",
-    [(64, 96, 256, 32, 32, 64), (48, 80, 192, 16, 16, 64), (100, 70, 150, 32, 64, 64)],
+    [
+        (64, 96, 256, 32, 32, 64),
+        (48, 80, 192, 16, 16, 64),
+        (100, 70, 150, 32, 64, 64),  # masked edges in all three dimensions
+        # a 64 KiB accumulator: the K loop unrolled by 4 (spine-unroll-dot-loops), 7 K steps (3
+        # left for the loop after it), masked edges
+        (200, 150, 448, 128, 128, 64),
+    ],
 )
 def test_int8_dot_uses_amx_tiles_where_the_host_has_them(values, m, n, k, block_m, block_n, block_k):
     """On an x86 host with AMX-INT8, an int8 tl.dot with an int32 accumulator whose blocks are
