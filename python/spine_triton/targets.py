@@ -246,15 +246,27 @@ def has_avx512_scalef(target: Target) -> bool:
     return target.machine == "x86_64" and "+avx512f" in features and "+avx512vl" in features
 
 
+# The most of a last-level cache a launch's data can count on. Server parts share an L3 of
+# hundreds of MiB among dozens of cores (the Emerald Rapids VM of session 35 reports 300 MiB to
+# its 2 vCPUs); what one tenant's launch writes does not stay there, and plain stores to it ran
+# slower than streaming ones: in turns in the suite, with this cap against without (the whole
+# 300 MiB), layer norm 4096 x 4096 54.5% -> 68.0% of the STREAM triad, 4096 x 1024 51.6% ->
+# 64.3%, vector add 2^22 60.9% -> 84.0%, softmax 4096 x 1024 52.4% -> 59.5% (docs/benchmarks.md).
+# The hosts the threshold was first tuned on had L3s of 32-33 MiB, which it leaves as they were.
+STREAMING_LLC_CAP_BYTES = 32 << 20
+
+
 def streaming_store_bytes(target: Target, requested: int = -1) -> int:
     """How many bytes a loop's accesses over one launch must reach for its stores to stream past
     the caches (spine-vectorize-element-loops' streaming-store-bytes) on x86-64, whose movnt
-    stores do this: `requested`, or the last-level cache's size for -1 (0, never, when unknown).
-    0 elsewhere: RISC-V has only hints for it (Zihintntl), whose effect on SpacemiT cores is
-    unmeasured."""
+    stores do this: `requested`, or for -1 the last-level cache's size up to
+    STREAMING_LLC_CAP_BYTES (0, never, when unknown). 0 elsewhere: RISC-V has only hints for it
+    (Zihintntl), whose effect on SpacemiT cores is unmeasured."""
     if target.machine != "x86_64":
         return 0
-    return target.llc_bytes if requested < 0 else requested
+    if requested >= 0:
+        return requested
+    return min(target.llc_bytes, STREAMING_LLC_CAP_BYTES)
 
 
 def runs_natively(target: Target) -> bool:

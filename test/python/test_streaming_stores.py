@@ -1,9 +1,10 @@
 """Streaming (non-temporal) stores on x86-64: a loop whose loads and stores over one launch reach
-`streaming_store_bytes` (default: the last-level cache) writes whole aligned vectors with movnt,
+`streaming_store_bytes` (default: the last-level cache, at most 32 MiB) writes whole aligned vectors with movnt,
 which skips reading each line before overwriting it. The results must not change: unaligned
 outputs, partial strips, persistent loops, several threads; kernels with atomics keep plain
 stores."""
 
+import dataclasses
 import platform
 
 import pytest
@@ -142,9 +143,14 @@ def test_last_level_cache_from_sysfs(tmp_path):
 
 
 def test_default_threshold_by_target():
+    """The default is the last-level cache's size, at most STREAMING_LLC_CAP_BYTES (32 MiB); none
+    when the size is unknown; a requested threshold as it is, beyond the cap too."""
     host = targets.host()
-    assert targets.streaming_store_bytes(host) == host.llc_bytes
+    assert targets.streaming_store_bytes(host) == min(host.llc_bytes, 32 << 20)
     assert targets.streaming_store_bytes(host, 123) == 123
+    assert targets.streaming_store_bytes(host, 1 << 30) == 1 << 30
+    for llc, expected in [(0, 0), (16 << 20, 16 << 20), (32 << 20, 32 << 20), (300 << 20, 32 << 20)]:
+        assert targets.streaming_store_bytes(dataclasses.replace(host, llc_bytes=llc)) == expected
     x60 = targets.resolve("spacemit-x60")
     assert targets.streaming_store_bytes(x60, 123) == 0
     assert targets.streaming_store_bytes(x60) == 0
