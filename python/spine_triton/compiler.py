@@ -151,11 +151,16 @@ def backend_key(target: targets.Target, dump_path: str) -> str:
 
     # The whole target: triple, CPU, features, arch id, VLEN, and whether it runs under qemu.
     target_key = ",".join(f"{f.name}={getattr(target, f.name)}" for f in dataclasses.fields(target))
+    # Whether this process may use AMX's tile registers (Linux grants them per process, on
+    # request): a process refused them must not load a tile kernel another compiled into a shared
+    # cache, whose first tile instruction would raise SIGILL.
+    amx = int(targets.has_amx_tiles(target))
     # The dump directory is in the key so that pointing it somewhere new recompiles (and so dumps)
     # kernels the cache already holds, instead of silently writing nothing.
     return (
         f"triton-{triton.__version__}-spine-{_package_version()}-{_build_id()}-"
-        f"llvm-{_C.llvm_version()}-{_loaded_llvm_version()}-target-{target_key}-dump-{dump_path}"
+        f"llvm-{_C.llvm_version()}-{_loaded_llvm_version()}-target-{target_key}-amx-{amx}-"
+        f"dump-{dump_path}"
     )
 
 

@@ -127,6 +127,20 @@ def test_riscv_target_changes_key(monkeypatch, field, value):
     assert cache_key("spacemit-x60") != before
 
 
+@pytest.mark.parametrize("permitted", [True, False])
+def test_amx_permission_changes_key(monkeypatch, permitted):
+    """An AMX host's key tells a process that Linux granted the tile registers from one it
+    refused, which gets kernels without tile instructions (a tile kernel from a shared cache would
+    raise SIGILL there)."""
+    amx = ",".join(f"+{f}" for f in ("amx-tile", "amx-bf16", "amx-int8"))
+    host = dataclasses.replace(targets.host(), triple="x86_64-unknown-linux-gnu", features=amx)
+    monkeypatch.setattr(targets, "host", lambda: host)
+    monkeypatch.setattr(targets, "amx_tiles_permitted", lambda: permitted)
+    before = cache_key("native")
+    monkeypatch.setattr(targets, "amx_tiles_permitted", lambda: not permitted)
+    assert cache_key("native") != before
+
+
 def test_arch_ids_with_the_same_cpu_have_different_keys():
     # The A60 is an X60 to LLVM (same triple, CPU and features): its kernels are still its own.
     a60, x60 = targets.from_arch_id(0xA03C), targets.from_arch_id(0x503C)
