@@ -195,8 +195,9 @@ class CPUOptions:
     # Unset: SPINE_TRITON_VEC_METHOD, else "auto".
     vec_method: str = "auto"
     # x86-64: a loop whose loads and stores over one launch reach this many bytes stores past the
-    # caches (non-temporal stores); 0: never; -1: the last-level cache's size (what it cannot hold
-    # would be evicted before it is read again). Unset: SPINE_TRITON_STREAMING_STORE_BYTES, else -1.
+    # caches (non-temporal stores); 0: never; -1: the last-level cache's size, at most 32 MiB (what
+    # it cannot hold would be evicted before it is read again; targets.STREAMING_LLC_CAP_BYTES).
+    # Unset: SPINE_TRITON_STREAMING_STORE_BYTES, else -1.
     streaming_store_bytes: int = -1
     # debug=True (a launch option, @triton.jit(debug=True) or TRITON_DEBUG=1): device asserts and
     # overflow checks, frame pointers, and, unless opt_level is given, -O0 code, which gdb steps

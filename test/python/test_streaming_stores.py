@@ -1,8 +1,8 @@
 """Streaming (non-temporal) stores on x86-64: a loop whose loads and stores over one launch reach
-`streaming_store_bytes` (default: the last-level cache, at most 32 MiB) writes whole aligned vectors with movnt,
-which skips reading each line before overwriting it. The results must not change: unaligned
-outputs, partial strips, persistent loops, several threads; kernels with atomics keep plain
-stores."""
+`streaming_store_bytes` (default: the last-level cache, at most 32 MiB) writes whole aligned
+vectors with movnt, which skips reading each line before overwriting it. The results must not
+change: unaligned outputs, partial strips, persistent loops, several threads; kernels with atomics
+keep plain stores."""
 
 import dataclasses
 import platform
