@@ -26,6 +26,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/AmxTileShapes.h"
 #include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -44,11 +45,9 @@ namespace {
 /// threads, 433 GFLOP/s as it is against 374 unrolled to 64 K steps.
 constexpr int64_t kMinAccumulatorBytes = 64 * 1024;
 
-/// The dot of `loop` that AMX multiplies, when the body has one: its K
-/// extent and the K steps per 32-bit element of a tile row (2 for bf16 x
-/// bf16 into f32, 4 for i8 x i8 into i32), with sides of multiples of 16
-/// (K of 32 bf16 or 64 int8: a tile row's 64 bytes), accumulating into the
-/// iter_arg it yields back.
+/// The dot of `loop` that AMX multiplies (amxKGroup), when the body has
+/// one: its K extent and the K steps per 32-bit element of a tile row,
+/// accumulating into the iter_arg it yields back.
 struct TileDot {
   int64_t k, group;
 };
@@ -75,16 +74,10 @@ std::optional<TileDot> accumulatingTileDot(scf::ForOp loop) {
   if (!a || !b || !c || !a.hasStaticShape() || !b.hasStaticShape() ||
       !c.hasStaticShape())
     return std::nullopt;
-  Type aElt = a.getElementType(), bElt = b.getElementType(),
-       cElt = c.getElementType();
-  int64_t group = 0;
-  if (aElt.isBF16() && bElt.isBF16() && cElt.isF32())
-    group = 2;
-  else if (aElt.isInteger(8) && bElt.isInteger(8) && cElt.isInteger(32))
-    group = 4;
   int64_t m = c.getDimSize(0), n = c.getDimSize(1), k = a.getDimSize(1);
-  if (!group || m % 16 != 0 || n % 16 != 0 || k % (16 * group) != 0 ||
-      m * n * 4 < kMinAccumulatorBytes)
+  int64_t group = amxKGroup(a.getElementType(), b.getElementType(),
+                            c.getElementType(), m, n, k);
+  if (!group || m * n * 4 < kMinAccumulatorBytes)
     return std::nullopt;
   return TileDot{k, group};
 }

@@ -52,6 +52,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/AmxTileShapes.h"
 #include "passes/Passes.h"
 #include "passes/TileBuffer.h"
 #include "passes/TilePrefetch.h"
@@ -262,28 +263,20 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
     return {};
   }
 
-  /// The K steps a 32-bit element of an AMX tile row holds when `op` maps
-  /// onto AMX tiles, else 0: bf16 x bf16 into f32 (pairs, tdpbf16ps) or
-  /// i8 x i8 into i32 (quads, tdpbssd), C in 16 x 16 tiles of 32-bit
-  /// elements, A in tiles of 16 rows of 64 bytes (so K a multiple of 32 or
-  /// 64), B packed in pairs or quads on the stack.
+  /// amxKGroup of `op` when amx-tiles is set, its operands have contiguous
+  /// rows and B packed in pairs or quads fits the stack; else 0.
   int64_t amxGroup(linalg::MatmulOp op) const {
     Value A = op.getDpsInputs()[0], B = op.getDpsInputs()[1],
           C = op.getDpsInits()[0];
     if (!amxTiles || !hasContiguousRows(A) || !hasContiguousRows(B) ||
         !hasContiguousRows(C))
       return 0;
-    Type a = elementType(A), bElt = elementType(B), c = elementType(C);
-    int64_t group = 0;
-    if (a.isBF16() && bElt.isBF16() && c.isF32())
-      group = 2;
-    else if (a.isInteger(8) && bElt.isInteger(8) && c.isInteger(32))
-      group = 4;
     auto cType = cast<MemRefType>(C.getType());
     int64_t M = cType.getDimSize(0), N = cType.getDimSize(1);
     int64_t K = cast<MemRefType>(A.getType()).getDimSize(1);
-    if (!group || M % kAmxRows != 0 || N % kAmxRows != 0 ||
-        K % (kAmxRows * group) != 0 || K * N * 4 / group > kMaxPackedBytes)
+    int64_t group =
+        amxKGroup(elementType(A), elementType(B), elementType(C), M, N, K);
+    if (!group || K * N * 4 / group > kMaxPackedBytes)
       return 0;
     return group;
   }
@@ -348,9 +341,6 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
     for (linalg::MatmulOp dot : run)
       dot.erase();
   }
-
-  /// Rows of an AMX tile, and the f32 columns of a row (64 bytes).
-  static constexpr int64_t kAmxRows = 16;
 
   /// C [M, N] += A [M, K] x B for each (A, packed B) of `operands`, with B
   /// packed in groups of G = 2 (bf16, Bp [K/2, 2N], see packPairs) or 4 (i8,
