@@ -374,6 +374,7 @@ struct ApproximateMathPass : impl::ApproximateMathBase<ApproximateMathPass> {
     populatePowApproximationPatterns(patterns);
     populateAtanApproximationPatterns(patterns);
     populateExpLogF64Patterns(patterns);
+    populateErfF64Patterns(patterns);
     // rsqrt's only approximation is x86vector's AVX2 one (for vector<8xf32>):
     // neither portable nor lowered by this pipeline, and its pattern crashes
     // where the x86vector dialect is not loaded. LLVM lowers 1/sqrt itself.

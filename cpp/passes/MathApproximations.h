@@ -2,9 +2,9 @@
 //
 // Patterns that replace math ops upstream has no accurate approximation for
 // by vectorizable arithmetic: f64 exp, exp2, log, log2, expm1, log1p, tanh,
-// sin and cos, and f32 sin, cos and pow, computed in f64 so that one rounding
-// to f32 at the end is nearly all the error; f32 atan and atan2; and the
-// hyperbolic functions of both, in terms of the others. They run in
+// erf, sin and cos, and f32 sin, cos and pow, computed in f64 so that one
+// rounding to f32 at the end is nearly all the error; f32 atan and atan2; and
+// the hyperbolic functions of both, in terms of the others. They run in
 // spine-approximate-math, before SCF is lowered: sin and cos arguments
 // outside the range their reduction is exact for take a branch to libm.
 //
@@ -33,6 +33,9 @@ Value logF64(ElementwiseBuilder &e, Value x,
 
 /// f64 exp, exp2, log, log2, expm1, log1p and tanh (ExpLogF64.cpp).
 void populateExpLogF64Patterns(RewritePatternSet &patterns);
+
+/// f64 erf (ErfF64.cpp).
+void populateErfF64Patterns(RewritePatternSet &patterns);
 
 /// f32 and f64 sin and cos (SinCosApproximation.cpp).
 void populateSinCosApproximationPatterns(RewritePatternSet &patterns);

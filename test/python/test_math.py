@@ -420,6 +420,15 @@ def _f64_arguments(fn):
                 torch.tensor(specials + [2.0**19, 2.0**19 + 1], dtype=torch.float64),
             ]
         )
+    elif fn == "erf":
+        # Each piece and its bounds (0.84375, 1.75, 3.25, 6: where 1 - erfc rounds to 1), tiny and
+        # subnormal arguments (erf(x) = 2x / sqrt(pi)), every binade up to 1e300.
+        x = torch.randn(20000, generator=g, dtype=torch.float64) * 3
+        spread = torch.exp2(torch.rand(5000, generator=g, dtype=torch.float64) * 2070 - 1074)
+        bounds = torch.tensor([0.84375, 1.75, 3.25, 5.8, 5.9, 6.0], dtype=torch.float64)
+        near = torch.cat([bounds.nextafter(torch.zeros(6, dtype=torch.float64)), bounds])
+        x = torch.cat([x, spread, near, torch.tensor(specials + [5e-324, 1e-310], dtype=torch.float64)])
+        x = torch.cat([x, -x])
     elif fn == "sigmoid":
         x = torch.randn(20000, generator=g, dtype=torch.float64) * 20
         x = torch.cat([x, torch.tensor(specials + [800.0, -800.0], dtype=torch.float64)])
@@ -451,7 +460,7 @@ def _f64_arguments(fn):
 
 
 @pytest.mark.parametrize(
-    "fn", ["exp", "exp2", "log", "log2", "sigmoid", "sin", "cos", "tanh", "expm1", "log1p"]
+    "fn", ["exp", "exp2", "log", "log2", "sigmoid", "sin", "cos", "tanh", "expm1", "log1p", "erf"]
 )
 def test_f64_math_within_two_ulp(fn):
     x = _f64_arguments(fn)
@@ -477,7 +486,7 @@ def test_f64_math_within_two_ulp(fn):
         assert torch.equal(out[powers], expected[powers])
 
 
-@pytest.mark.parametrize("fn", ["exp", "exp2", "log", "log2", "sin", "cos", "tanh", "expm1", "log1p"])
+@pytest.mark.parametrize("fn", ["exp", "exp2", "log", "log2", "sin", "cos", "tanh", "expm1", "log1p", "erf"])
 def test_f64_math_is_vector_code(fn):
     x = torch.rand(256, dtype=torch.float64) + 0.5
     out = torch.empty_like(x)

@@ -148,6 +148,32 @@ func.func @exp_log_f64(%x: vector<4xf64>) -> (vector<4xf64>, vector<4xf64>, vect
   return %0, %1, %2 : vector<4xf64>, vector<4xf64>, vector<4xf64>
 }
 
+// f64 erf: x + x P(x^2) below 0.84375 (the fma adds x last), 1 - exp(-x^2)
+// R(|x|) from three pieces selected by ordered compares (a NaN keeps the
+// first piece's NaN), 1 from 6 on, and x's sign. No math.erf is left.
+// CHECK-LABEL: func.func @erf_f64(
+// CHECK-NOT: math.erf
+// CHECK: %[[A:.*]] = math.absf %arg0 : vector<4xf64>
+// CHECK: %[[T:.*]] = arith.mulf %arg0, %arg0 : vector<4xf64>
+// CHECK: math.fma %{{.*}}, %[[T]], %{{.*}} : vector<4xf64>
+// CHECK: %[[SMALL:.*]] = math.fma %arg0, %{{.*}}, %arg0 : vector<4xf64>
+// CHECK: math.roundeven %{{.*}} : vector<4xf64>
+// CHECK: %[[FROM1:.*]] = arith.cmpf oge, %[[A]], %{{.*}} : vector<4xf64>
+// CHECK: %[[M1:.*]] = arith.select %[[FROM1]], %{{.*}}, %[[SMALL]]
+// CHECK: %[[FROM2:.*]] = arith.cmpf oge, %[[A]], %{{.*}} : vector<4xf64>
+// CHECK: %[[M2:.*]] = arith.select %[[FROM2]], %{{.*}}, %[[M1]]
+// CHECK: %[[FROM3:.*]] = arith.cmpf oge, %[[A]], %{{.*}} : vector<4xf64>
+// CHECK: %[[M3:.*]] = arith.select %[[FROM3]], %{{.*}}, %[[M2]]
+// CHECK: %[[FROM6:.*]] = arith.cmpf oge, %[[A]], %{{.*}} : vector<4xf64>
+// CHECK: %[[M:.*]] = arith.select %[[FROM6]], %{{.*}}, %[[M3]]
+// CHECK: math.copysign %[[M]], %arg0 : vector<4xf64>
+// CHECK-NOT: math.erf
+// CHECK: return
+func.func @erf_f64(%x: vector<4xf64>) -> vector<4xf64> {
+  %0 = math.erf %x : vector<4xf64>
+  return %0 : vector<4xf64>
+}
+
 // f64 expm1, log1p and tanh: exp's reduction with 2^n from the exponent
 // bits; log1p through log with the correction for rounding 1 + x; tanh
 // from expm1(2|x|) with x's sign. No call and no math op is left.
