@@ -1,8 +1,9 @@
 //===- ErfF64.cpp - f64 erf as vector arithmetic --------------------------===//
 //
 // Upstream approximates erf in f32 only; f64 erf was a libm call per lane.
-// Here it is polynomials with FMAs, within 2 ulp (tools/fit_erf_f64.py fits
-// the coefficients and measures them in an f64 emulation: at most 1.12 ulp):
+// Here it is polynomials with FMAs, within 2 ulp (tools/f64_math_constants.py
+// fits the coefficients and measures them in an f64 emulation: at most 1.12
+// ulp):
 //
 //   |x| < 0.84375:       erf(x) = x + x P(x^2)          (x^21: 11 terms)
 //   0.84375 <= |x| < 6:  erf(x) = 1 - exp(-x^2) R(|x|),  R(a) = erfc(a) e^(a^2)
@@ -23,8 +24,8 @@
 namespace mlir::spine {
 namespace {
 
-// tools/fit_erf_f64.py's output: P's coefficients of t^0, t^1, ..., and R's
-// of u^0, u^1, ... (u = |x| - center) on each piece.
+// tools/f64_math_constants.py's output: P's coefficients of t^0, t^1, ..., and
+// R's of u^0, u^1, ... (u = |x| - center) on each piece.
 constexpr double kErfSmall[] = {
     0.12837916709551256,    -0.376126389031834,      0.11283791670935311,
     -0.02686617064077985,   0.005223977576377844,    -0.000854832379116413,

@@ -16,7 +16,9 @@
 // without the 1 (2^n - 1 is added in the same FMA), log1p corrects
 // log(1 + x) for the rounding of 1 + x, and tanh is expm1(2|x|) /
 // (expm1(2|x|) + 2). pow (PowApproximation.cpp) is
-// built from exp and log too.
+// built from exp and log too; f64 pow from logF64Extended, log as hi + lo
+// (about 2^-64 relative: its reduction picks among 7 centers so that the
+// series after 2s is small), and expF64Extended, exp(hi + lo).
 //
 //===----------------------------------------------------------------------===//
 
@@ -94,11 +96,11 @@ Value clamp(ElementwiseBuilder &e, Value x, double lo, double hi) {
   return e.minimum(e.maximum(x, e.fLike(x, lo)), e.fLike(x, hi));
 }
 
-/// log x split as e and log m (x = m 2^e, m in [sqrt(1/2), sqrt(2))), for
-/// finite x > 0; anything for other x. For an f32 result, x is an f32 value
-/// (never subnormal in f64) and the series stops at s^13 (1e-12 relative).
-std::pair<Value, Value> logParts(ElementwiseBuilder &e, Value x,
-                                 F64Accuracy accuracy = F64Accuracy::Full) {
+/// x = m 2^e with m in [sqrt(1/2), sqrt(2)), as (e, m), for finite x > 0;
+/// anything for other x. Subnormal x is scaled by 2^54 first, unless
+/// `accuracy` says x is an f32 value (never subnormal in f64).
+std::pair<Value, Value> splitExponent(ElementwiseBuilder &e, Value x,
+                                      F64Accuracy accuracy) {
   Type f64 = e.b.getF64Type(), i64 = e.b.getI64Type();
   auto c = [&](double v) { return e.f(f64, v); };
   bool full = accuracy == F64Accuracy::Full;
@@ -119,15 +121,29 @@ std::pair<Value, Value> logParts(ElementwiseBuilder &e, Value x,
   Value big = e.cmpf(arith::CmpFPredicate::OGT, m, c(M_SQRT2));
   m = e.select(big, e.mul(m, c(0.5)), m);
   exponent = e.select(big, e.add(exponent, c(1.0)), exponent);
+  return {exponent, m};
+}
+
+/// 1/3, 1/5, ...: 2 atanh(s) = 2s + 2s^3 (1/3 + s^2/5 + ...).
+constexpr double kAtanhTerms[] = {1.0 / 3,  1.0 / 5,  1.0 / 7,  1.0 / 9,
+                                  1.0 / 11, 1.0 / 13, 1.0 / 15, 1.0 / 17,
+                                  1.0 / 19, 1.0 / 21};
+
+/// log x split as e and log m (splitExponent), log m = 2 atanh(s) with s =
+/// (m - 1) / (m + 1). For an f32 result the series stops at s^13 (1e-12
+/// relative).
+std::pair<Value, Value> logParts(ElementwiseBuilder &e, Value x,
+                                 F64Accuracy accuracy = F64Accuracy::Full) {
+  auto [exponent, m] = splitExponent(e, x, accuracy);
+  auto c = [&](double v) { return e.fLike(x, v); };
   Value s = e.div(e.sub(m, c(1.0)), e.add(m, c(1.0)));
   Value twoS = e.add(s, s);
   Value s2 = e.mul(s, s);
-  static const double terms[] = {1.0 / 3,  1.0 / 5,  1.0 / 7,  1.0 / 9,
-                                 1.0 / 11, 1.0 / 13, 1.0 / 15, 1.0 / 17,
-                                 1.0 / 19, 1.0 / 21};
-  ArrayRef<double> all(terms);
-  Value logM = e.fma(e.mul(twoS, s2),
-                     e.polynomial(s2, full ? all : all.take_front(6)), twoS);
+  ArrayRef<double> all(kAtanhTerms);
+  Value logM = e.fma(
+      e.mul(twoS, s2),
+      e.polynomial(s2, accuracy == F64Accuracy::Full ? all : all.take_front(6)),
+      twoS);
   return {exponent, logM};
 }
 
@@ -230,6 +246,40 @@ Value tanhF64(ElementwiseBuilder &e, Value x) {
   return e.copysign(magnitude, x);
 }
 
+/// The centers c = e^(j/10), j = -3..3, of logF64Extended: m takes the
+/// last one whose `from` it reaches, so that |log(m / c)| <= 0.05; log c as
+/// hi + lo (tools/f64_math_constants.py prints them from mpmath).
+struct LogCenter {
+  double from, center, logHi, logLo;
+};
+constexpr LogCenter kLogCenters[] = {
+    {0, 0x1.7b4c869c37c05p-1, -0x1.3333333333333p-2, 0x1.67ab3ceb85e2ep-59},
+    {0x1.8ebef9eac820bp-1, 0x1.a330ad6166159p-1, -0x1.999999999999bp-3,
+     -0x1.087bbdb675b11p-57},
+    {0x1.b8aeb7444dce0p-1, 0x1.cf46d99d52b3bp-1, -0x1.9999999999995p-4,
+     -0x1.7ae8db264d9eep-59},
+    {0x1.e7078b0a726a6p-1, 1.0, 0.0, 0.0},
+    {0x1.0d201a422a433p+0, 0x1.1aec7b35a00d4p+0, 0x1.999999999999fp-4,
+     0x1.410c1e1ec086ap-58},
+    {0x1.296df80be4122p+0, 0x1.38add9e58ac8dp+0, 0x1.999999999999ap-3,
+     0x1.b1cc2c13bf6c2p-58},
+    {0x1.48b5e3c3e8186p+0, 0x1.599058c8c1a96p+0, 0x1.3333333333334p-2,
+     0x1.0b0a495225ba9p-56},
+};
+
+/// ln 2 to 42 bits (k times it is exact for |k| < 2^11) and the rest.
+constexpr double kLn2Hi42 = 0x1.62e42fefa38p-1;
+constexpr double kLn2Rest = 0x1.ef35793c7673p-45;
+
+/// a + b as (sum, error) with sum + error exact: Knuth's two-sum, for
+/// operands of any magnitudes.
+std::pair<Value, Value> twoSum(ElementwiseBuilder &e, Value a, Value b) {
+  Value sum = e.add(a, b);
+  Value bPart = e.sub(sum, a);
+  Value error = e.add(e.sub(a, e.sub(sum, bPart)), e.sub(b, bPart));
+  return {sum, error};
+}
+
 } // namespace
 
 Value expF64(ElementwiseBuilder &e, Value x, F64Accuracy accuracy) {
@@ -247,6 +297,48 @@ Value logF64(ElementwiseBuilder &e, Value x, F64Accuracy accuracy) {
   Value finite = e.fma(exponent, e.fLike(x, kLn2Hi),
                        e.fma(exponent, e.fLike(x, kLn2Lo), logM));
   return logSpecialCases(e, x, finite);
+}
+
+std::pair<Value, Value> logF64Extended(ElementwiseBuilder &e, Value x) {
+  auto c = [&](double v) { return e.fLike(x, v); };
+  auto [k, m] = splitExponent(e, x, F64Accuracy::Full);
+  Value center = c(kLogCenters[0].center), logHi = c(kLogCenters[0].logHi),
+        logLo = c(kLogCenters[0].logLo);
+  for (const LogCenter &next : ArrayRef(kLogCenters).drop_front()) {
+    Value reached = e.cmpf(arith::CmpFPredicate::OGE, m, c(next.from));
+    center = e.select(reached, c(next.center), center);
+    logHi = e.select(reached, c(next.logHi), logHi);
+    logLo = e.select(reached, c(next.logLo), logLo);
+  }
+  // log(m / c) = 2 atanh(s), s = (m - c) / (m + c) = sHi + sLo: m - c is
+  // exact (m and c within a factor of 2), m + c a sum and its error, and the
+  // division's remainder exact in an FMA. |s| <= 0.025, so the series after
+  // 2s, at most 2^-12 of it, needs only f64 precision (to s^13: 2^-64).
+  Value f = e.sub(m, center);
+  auto [d, dError] = twoSum(e, m, center);
+  Value sHi = e.div(f, d);
+  Value sLo = e.div(e.sub(e.fma(e.neg(sHi), d, f), e.mul(sHi, dError)), d);
+  Value twoS = e.add(sHi, sHi);
+  Value s2 = e.mul(sHi, sHi);
+  Value series = e.mul(e.mul(twoS, s2),
+                       e.polynomial(s2, ArrayRef(kAtanhTerms).take_front(6)));
+  // k ln2 + log c + 2 atanh(s): the large terms summed exactly, the small
+  // ones (their errors, the low parts, the series) added once.
+  auto [partial, error1] = twoSum(e, e.mul(k, c(kLn2Hi42)), logHi);
+  auto [sum, error2] = twoSum(e, partial, twoS);
+  Value small = e.add(e.add(error1, error2), e.add(e.fma(k, c(kLn2Rest), logLo),
+                                                   e.fma(c(2.0), sLo, series)));
+  Value hi = e.add(sum, small);
+  return {hi, e.sub(small, e.sub(hi, sum))};
+}
+
+Value expF64Extended(ElementwiseBuilder &e, Value hi, Value lo) {
+  // Beyond +-746 the result is 0 or infinity whatever lo is (which may be
+  // large there: the product that made hi was large).
+  Value inRange = e.cmpf(kOLT, e.abs(hi), e.fLike(hi, 746));
+  lo = e.select(inRange, lo, e.fLike(lo, 0.0));
+  auto [n, r] = reduceByLn2(e, clamp(e, hi, -760, 720));
+  return scaleByPowerOfTwo(e, expOfReduced(e, e.add(r, lo)), n);
 }
 
 void populateExpLogF64Patterns(RewritePatternSet &patterns) {

@@ -31,6 +31,12 @@ Value expF64(ElementwiseBuilder &e, Value x,
 Value logF64(ElementwiseBuilder &e, Value x,
              F64Accuracy accuracy = F64Accuracy::Full);
 
+/// log x as hi + lo, about 2^-64 relative error, for finite x > 0 (anything
+/// for other x); exp(hi + lo) for such a pair scaled (y log x for pow): every
+/// hi, lo ignored beyond +-746 (ExpLogF64.cpp).
+std::pair<Value, Value> logF64Extended(ElementwiseBuilder &e, Value x);
+Value expF64Extended(ElementwiseBuilder &e, Value hi, Value lo);
+
 /// f64 exp, exp2, log, log2, expm1, log1p and tanh (ExpLogF64.cpp).
 void populateExpLogF64Patterns(RewritePatternSet &patterns);
 
@@ -40,7 +46,7 @@ void populateErfF64Patterns(RewritePatternSet &patterns);
 /// f32 and f64 sin and cos (SinCosApproximation.cpp).
 void populateSinCosApproximationPatterns(RewritePatternSet &patterns);
 
-/// f32 pow (PowApproximation.cpp).
+/// f32 and f64 pow (PowApproximation.cpp).
 void populatePowApproximationPatterns(RewritePatternSet &patterns);
 
 /// f32 atan and atan2 (AtanApproximation.cpp).

@@ -377,6 +377,68 @@ def test_pow_special_cases_follow_c():
     assert torch.equal(out[numbers].signbit(), expected[numbers].signbit())
 
 
+def _f64_pow_arguments():
+    g = torch.Generator().manual_seed(7)
+    n = 20000
+    # Bases in every binade (subnormals too) with exponents that take y log2|x| across the whole
+    # range of results, to overflow and to subnormal results and beyond.
+    spread = torch.exp2(torch.rand(n, generator=g, dtype=torch.float64) * 2100 - 1075)
+    spread_y = (torch.rand(n, generator=g, dtype=torch.float64) * 2 - 1) * 1100
+    spread_y = spread_y / torch.log2(spread).abs().clamp(min=1e-3)
+    moderate = torch.rand(n, generator=g, dtype=torch.float64) * 10
+    moderate_y = torch.randn(n, generator=g, dtype=torch.float64) * 30
+    # Bases next to 1 with huge exponents: log|x| tiny, y log|x| large (where a log with only f64
+    # precision is thousands of ulp off).
+    near_one = 1 + (torch.rand(n, generator=g, dtype=torch.float64) * 2 - 1) * 1e-3
+    near_one_y = torch.randn(n, generator=g, dtype=torch.float64) * 1e5
+    # Negative bases with integral exponents (odd and even).
+    negative = -torch.rand(2000, generator=g, dtype=torch.float64) * 10
+    integral = torch.randint(-60, 60, (2000,), generator=g).double()
+    x = torch.cat([spread, moderate, near_one, negative])
+    y = torch.cat([spread_y, moderate_y, near_one_y, integral])
+    return x, y
+
+
+def test_f64_pow_within_two_ulp():
+    x, y = _f64_pow_arguments()
+    out = torch.empty_like(x)
+    pow_kernel[(triton.cdiv(x.numel(), 256),)](x, y, out, x.numel(), BLOCK=256)
+    expected = torch.pow(x, y)
+    ulps = _ulps(out, expected)
+    worst = ulps.argmax()
+    assert ulps.max().item() <= 2, (
+        x[worst].item(),
+        y[worst].item(),
+        out[worst].item(),
+        expected[worst].item(),
+    )
+
+
+def test_f64_pow_special_cases_follow_c():
+    values = [0.0, -0.0, 1.0, -1.0, 2.0, -2.0, 0.5, -0.5, 3.0, -3.0, 2.5, -2.5, 5e-324, -5e-324, 1e-310]
+    values += [1.7e308, -1.7e308, float("inf"), float("-inf"), float("nan"), 2.0**53 + 2, 2.0**54, -1e20]
+    v = torch.tensor(values, dtype=torch.float64)
+    x = v.repeat_interleave(len(values))
+    y = v.repeat(len(values))
+    out = torch.empty_like(x)
+    pow_kernel[(triton.cdiv(x.numel(), 256),)](x, y, out, x.numel(), BLOCK=256)
+    expected = torch.pow(x, y)
+    assert torch.equal(out.isnan(), expected.isnan())
+    numbers = ~expected.isnan()
+    assert _ulps(out[numbers], expected[numbers]).max().item() <= 2
+    assert torch.equal(out[numbers].signbit(), expected[numbers].signbit())
+
+
+def test_f64_pow_is_vector_code():
+    x = torch.rand(256, dtype=torch.float64) * 10
+    out = torch.empty_like(x)
+    compiled = pow_kernel[(1,)](x, x, out, 256, BLOCK=256)
+    llir = compiled.asm["llir"]
+    assert "@pow(" not in llir and "@llvm.pow." not in llir
+    assert re.search(r"vfmadd\d+pd\s+%[yz]mm", compiled.asm["asm"])
+    torch.testing.assert_close(out, torch.pow(x, x), rtol=4.5e-16, atol=0)
+
+
 @pytest.mark.parametrize("fn", ["sin", "cos", "pow"])
 def test_sin_cos_pow_are_vector_code(fn):
     # No fp32 libm call per lane: the only libm function left is the fp64 sin/cos that arguments

@@ -174,6 +174,28 @@ func.func @erf_f64(%x: vector<4xf64>) -> vector<4xf64> {
   return %0 : vector<4xf64>
 }
 
+// f64 pow: log|x| as hi + lo (m - c over m + c, the division's remainder by
+// an fma for s's low part), the product y hi with its rounding error from an
+// fma and y lo, then exp of the pair; the special cases after. No math.powf
+// is left.
+// CHECK-LABEL: func.func @pow_f64(
+// CHECK-NOT: math.powf
+// CHECK: %[[S:.*]] = arith.divf %[[F:.*]], %[[D:.*]] : vector<4xf64>
+// CHECK: %[[NEGS:.*]] = arith.negf %[[S]]
+// CHECK: math.fma %[[NEGS]], %[[D]], %[[F]] : vector<4xf64>
+// CHECK: %[[PH:.*]] = arith.mulf %arg1, %[[HI:.*]] : vector<4xf64>
+// CHECK: %[[NEGPH:.*]] = arith.negf %[[PH]]
+// CHECK: %[[ERR:.*]] = math.fma %arg1, %[[HI]], %[[NEGPH]] : vector<4xf64>
+// CHECK: math.fma %arg1, %{{.*}}, %[[ERR]] : vector<4xf64>
+// CHECK: math.roundeven %{{.*}} : vector<4xf64>
+// CHECK: math.floor %arg1 : vector<4xf64>
+// CHECK-NOT: math.powf
+// CHECK: return
+func.func @pow_f64(%x: vector<4xf64>, %y: vector<4xf64>) -> vector<4xf64> {
+  %0 = math.powf %x, %y : vector<4xf64>
+  return %0 : vector<4xf64>
+}
+
 // f64 expm1, log1p and tanh: exp's reduction with 2^n from the exponent
 // bits; log1p through log with the correction for rounding 1 + x; tanh
 // from expm1(2|x|) with x's sign. No call and no math op is left.
@@ -277,13 +299,6 @@ func.func @sin_f64(%x: vector<4xf64>) -> vector<4xf64> {
 func.func @pow_f32(%x: vector<8xf32>, %y: vector<8xf32>) -> vector<8xf32> {
   %0 = math.powf %x, %y : vector<8xf32>
   return %0 : vector<8xf32>
-}
-
-// CHECK-LABEL: func.func @pow_f64(
-// CHECK-NEXT: math.powf %{{.*}} : f64
-func.func @pow_f64(%x: f64, %y: f64) -> f64 {
-  %0 = math.powf %x, %y : f64
-  return %0 : f64
 }
 
 // With avx512-scalef (x86 AVX512F/VL), exp rounds n without capping it and

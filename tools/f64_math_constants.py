@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""The coefficients of spine-triton's f64 erf (cpp/passes/ErfF64.cpp), and their error.
+"""Constants of spine-triton's f64 math, printed as C++ from 50-digit mpmath.
 
-    python3 tools/fit_erf_f64.py            # print the C++ tables and each piece's worst error
+    python3 tools/f64_math_constants.py     # the tables, and each erf piece's worst error
 
-Each piece is the Chebyshev interpolant (in 50-digit mpmath) of a smooth function on its interval,
+erf (cpp/passes/ErfF64.cpp): each piece is the Chebyshev interpolant (in 50-digit mpmath) of a smooth function on its interval,
 written as a polynomial in u = x - center and rounded to doubles:
 
   |x| < 0.84375:         erf(x) = x + x P(x^2),     P(t) = erf(sqrt t) / sqrt t - 1
@@ -12,6 +12,10 @@ written as a polynomial in u = x - center and rounded to doubles:
 The error is measured in an f64 emulation of the evaluation (Horner with FMAs, the exponential
 correctly rounded and then one ulp off, the subtraction from 1) against 50-digit erf, in ulps of
 the correctly rounded result; the degrees are the lowest that keep every piece within 1.3 ulp.
+pow's extended log (logF64Extended in cpp/passes/ExpLogF64.cpp): the centers c = e^(j/10),
+j = -3..3, where each starts (e^((j - 1/2) / 10)), log c split into hi + lo, and ln 2 to 42 bits
+with the rest.
+
 Needs mpmath (a dependency of torch, through sympy) and numpy.
 """
 
@@ -79,7 +83,25 @@ def table(name, coefficients):
     return f"constexpr double {name}[] = {{\n{rows}}};"
 
 
+def log_centers():
+    """{from, center, log hi, log lo} rows of kLogCenters, and ln 2 split at 42 bits."""
+    rows = []
+    for j in range(-3, 4):
+        start = 0.0 if j == -3 else float(mp.exp(mp.mpf(2 * j - 1) / 20))
+        center = float(mp.exp(mp.mpf(j) / 10))
+        log = mp.log(mp.mpf(center))
+        rows.append((start, center, float(log), float(log - mp.mpf(float(log)))))
+    body = ",\n".join("    {" + ", ".join(v.hex() for v in row) + "}" for row in rows)
+    ln2_hi = float(mp.floor(mp.log(2) * 2**42) / 2**42)
+    return (
+        f"constexpr LogCenter kLogCenters[] = {{\n{body}}};\n"
+        f"constexpr double kLn2Hi42 = {ln2_hi.hex()};\n"
+        f"constexpr double kLn2Rest = {float(mp.log(2) - mp.mpf(ln2_hi)).hex()};"
+    )
+
+
 def main():
+    print(log_centers())
     coefficients, worst = small_piece()
     print(f"// |x| < {SMALL_LIMIT}: worst {worst:.2f} ulp")
     print(table("kErfSmall", coefficients))
