@@ -366,7 +366,7 @@ struct ApproximateMathPass : impl::ApproximateMathBase<ApproximateMathPass> {
     populateHyperbolicFunctionPatterns(patterns);
     // f32 exp2 and exp are ours (above; f64 exp2 is ExpLogF64.cpp's).
     patterns.add<Exp2F32, ExpF32>(&getContext(), avx512Scalef);
-    // f32 sin, cos, pow, atan and atan2 are ours (MathApproximations.h):
+    // f32 sin, cos, tan, pow, atan and atan2 are ours (MathApproximations.h):
     // upstream's sin and cos reduce the argument in f32, so their error grows
     // with |x| (3e-4 at 1e4), too much for e.g. rotary embeddings; its atan2
     // was 40 ulp off and NaN at (0, 0).
@@ -382,6 +382,7 @@ struct ApproximateMathPass : impl::ApproximateMathBase<ApproximateMathPass> {
       return name != math::ExpOp::getOperationName() &&
              name != math::SinOp::getOperationName() &&
              name != math::CosOp::getOperationName() &&
+             name != math::TanOp::getOperationName() &&
              name != math::PowFOp::getOperationName() &&
              name != math::AtanOp::getOperationName() &&
              name != math::Atan2Op::getOperationName() &&

@@ -2,10 +2,10 @@
 //
 // Patterns that replace math ops upstream has no accurate approximation for
 // by vectorizable arithmetic: f64 exp, exp2, log, log2, expm1, log1p, tanh,
-// erf, sin and cos, and f32 sin, cos and pow, computed in f64 so that one
-// rounding to f32 at the end is nearly all the error; f32 atan and atan2; and
-// the hyperbolic functions of both, in terms of the others. They run in
-// spine-approximate-math, before SCF is lowered: sin and cos arguments
+// erf, pow, sin, cos and tan, and f32 sin, cos, tan and pow, computed in f64 so
+// that one rounding to f32 at the end is nearly all the error; f32 atan and
+// atan2; and the hyperbolic functions of both, in terms of the others. They run
+// in spine-approximate-math, before SCF is lowered: sin, cos and tan arguments
 // outside the range their reduction is exact for take a branch to libm.
 //
 //===----------------------------------------------------------------------===//
@@ -43,7 +43,7 @@ void populateExpLogF64Patterns(RewritePatternSet &patterns);
 /// f64 erf (ErfF64.cpp).
 void populateErfF64Patterns(RewritePatternSet &patterns);
 
-/// f32 and f64 sin and cos (SinCosApproximation.cpp).
+/// f32 and f64 sin, cos and tan (SinCosApproximation.cpp).
 void populateSinCosApproximationPatterns(RewritePatternSet &patterns);
 
 /// f32 and f64 pow (PowApproximation.cpp).

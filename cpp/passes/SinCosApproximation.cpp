@@ -1,11 +1,12 @@
-//===- SinCosApproximation.cpp - sin and cos as vector arithmetic ---------===//
+//===- SinCosApproximation.cpp - sin, cos and tan as vector arithmetic ----===//
 //
-// f32 and f64 sin and cos: the argument reduced exactly (in f64, by FMAs
-// with pi/2 split so the leading products are exact), Taylor polynomials of
-// sin and cos on |r| <= pi/4, the quadrant's sign and choice. Upstream's
-// approximation reduces in f32 and its error grows with |x| (3e-4 at 1e4).
-// Arguments beyond the exact range (2^36 for f32, 2^19 for f64) take a
-// branch to libm.
+// f32 and f64 sin, cos and tan: the argument reduced exactly (in f64, by
+// FMAs with pi/2 split so the leading products are exact), Taylor
+// polynomials of sin and cos on |r| <= pi/4, the quadrant's sign and choice;
+// tan is their quotient. Upstream's approximation reduces in f32 and its
+// error grows with |x| (3e-4 at 1e4); it has none for tan, which was a libm
+// call per lane. Arguments beyond the exact range (2^36 for f32, 2^19 for
+// f64) take a branch to libm.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,7 +38,10 @@ constexpr double kLargestReducedF64 = 0x1p19;
 /// Marks the libm call of the out-of-range branch, which stays one.
 constexpr llvm::StringLiteral kLibmCall = "spine.libm_call";
 
-/// sin and cos of x for f32 and f64 x:
+/// The function a SinCosPolynomials pattern computes.
+enum class Trig { Sin, Cos, Tan };
+
+/// sin, cos or tan of x for f32 and f64 x:
 ///
 /// - f32: in f64, k = roundeven(x * 2/pi), r = (x - k P1) - k P2 (two
 ///   FMAs), P1 = pi/2 rounded to f64 and P2 the next 53 bits. x - k P1 is
@@ -52,10 +56,12 @@ constexpr llvm::StringLiteral kLibmCall = "spine.libm_call";
 ///   k (pi/2 - Q1 - Q2 - Q3) < 2^19 2^-122 where it is. Taylor series to
 ///   r^19 and r^20 (below 1e-19 relative).
 ///
-/// The quadrant k mod 4 picks +-sin r or +-cos r. Larger |x|, infinities
-/// and NaN take a branch (when any lane of the vector has one) that calls
-/// libm's f64 function for the whole vector.
-template <typename OpTy, bool isSine>
+/// The quadrant k mod 4 picks +-sin r or +-cos r; tan x is sin r / cos r
+/// in even quadrants and -cos r / sin r in odd ones, divided with one
+/// correction step from the unrounded parts (f64: within 2 ulp). Larger |x|,
+/// infinities and NaN take a branch (when any lane of the vector has one) that
+/// calls libm's f64 function for the whole vector.
+template <typename OpTy, Trig function>
 struct SinCosPolynomials : OpRewritePattern<OpTy> {
   using OpRewritePattern<OpTy>::OpRewritePattern;
 
@@ -106,14 +112,36 @@ struct SinCosPolynomials : OpRewritePattern<OpTy> {
     Value odd = e.orb(e.cmpf(arith::CmpFPredicate::OEQ, q, c(1.0)),
                       e.cmpf(arith::CmpFPredicate::OEQ, q, c(3.0)));
     Value upper = e.cmpf(arith::CmpFPredicate::OGE, q, c(2.0));
-    Value value =
-        isSine ? e.select(odd, cosR, sinR) : e.select(odd, sinR, cosR);
-    Value negate = isSine ? upper : e.xori(odd, upper);
-    Value approx = e.select(negate, e.neg(value), value);
+    Value approx;
+    if (function == Trig::Tan) {
+      // N / D with N = (r, sin r - r), D = (1, cos r - 1) in even quadrants,
+      // (-1, 1 - cos r) / (r, sin r - r) in odd ones: the rounded quotient
+      // q0, then q0 + (N - q0 D) / D, the residual from the unrounded parts
+      // (its first difference exact in even quadrants, one rounding of a
+      // value below 0.22 in odd ones).
+      Value sinTail = e.mul(e.mul(r, r2), e.polynomial(r2, sinTerms));
+      Value cosTail = e.mul(r2, e.polynomial(r2, cosTerms));
+      Value one = c(1.0);
+      Value numHi = e.select(odd, e.neg(one), r);
+      Value numLo = e.select(odd, e.neg(cosTail), sinTail);
+      Value denHi = e.select(odd, r, one);
+      Value denLo = e.select(odd, sinTail, cosTail);
+      Value den = e.add(denHi, denLo);
+      Value q0 = e.div(e.add(numHi, numLo), den);
+      Value residual =
+          e.add(e.fma(e.neg(q0), denHi, numHi), e.fma(e.neg(q0), denLo, numLo));
+      approx = e.add(q0, e.div(residual, den));
+    } else {
+      bool isSine = function == Trig::Sin;
+      Value value =
+          isSine ? e.select(odd, cosR, sinR) : e.select(odd, sinR, cosR);
+      Value negate = isSine ? upper : e.xori(odd, upper);
+      approx = e.select(negate, e.neg(value), value);
+    }
     if (single)
       approx = e.truncf(approx, element);
-    // sin(-0) = -0, which the reduction makes +0.
-    if (isSine)
+    // sin(-0) = tan(-0) = -0, which the reduction makes +0.
+    if (function != Trig::Cos)
       approx = e.select(e.cmpf(arith::CmpFPredicate::OEQ, x, e.f(element, 0.0)),
                         x, approx);
 
@@ -145,8 +173,10 @@ struct SinCosPolynomials : OpRewritePattern<OpTy> {
 } // namespace
 
 void populateSinCosApproximationPatterns(RewritePatternSet &patterns) {
-  patterns.add<SinCosPolynomials<math::SinOp, true>,
-               SinCosPolynomials<math::CosOp, false>>(patterns.getContext());
+  patterns.add<SinCosPolynomials<math::SinOp, Trig::Sin>,
+               SinCosPolynomials<math::CosOp, Trig::Cos>,
+               SinCosPolynomials<math::TanOp, Trig::Tan>>(
+      patterns.getContext());
 }
 
 } // namespace mlir::spine

@@ -33,6 +33,8 @@ def unary_kernel(x_ptr, out_ptr, n, FN: tl.constexpr, BLOCK: tl.constexpr):
         y = tl.sin(x)
     elif FN == "cos":
         y = tl.cos(x)
+    elif FN == "tan":
+        y = libdevice.tan(x)
     elif FN == "sigmoid":
         y = tl.sigmoid(x)
     elif FN == "erf":
@@ -63,7 +65,7 @@ def _inputs(fn, n, dtype):
         x = torch.rand(n, generator=g) * 100 + 1e-3
     elif fn in ("exp", "exp2"):
         x = torch.rand(n, generator=g) * 40 - 20
-    elif fn in ("sin", "cos"):
+    elif fn in ("sin", "cos", "tan"):
         x = torch.rand(n, generator=g) * 200 - 100
     else:
         x = torch.randn(n, generator=g) * 4
@@ -79,6 +81,7 @@ REFERENCE = {
     "rsqrt": torch.rsqrt,
     "sin": torch.sin,
     "cos": torch.cos,
+    "tan": torch.tan,
     "sigmoid": torch.sigmoid,
     "erf": torch.erf,
 }
@@ -320,8 +323,8 @@ def test_exp_special_values():
     assert out[15].item() == 0.0 and out[16].isnan()
 
 
-@pytest.mark.parametrize("fn", ["sin", "cos"])
-def test_sin_cos_within_one_ulp_everywhere(fn):
+@pytest.mark.parametrize("fn", ["sin", "cos", "tan"])
+def test_sin_cos_tan_within_one_ulp_everywhere(fn):
     # Reference: the fp64 function of the fp32 argument, rounded to fp32 (at most half an ulp off).
     x = _trig_arguments()
     n = x.numel()
@@ -435,13 +438,13 @@ def test_f64_pow_is_vector_code():
     compiled = pow_kernel[(1,)](x, x, out, 256, BLOCK=256)
     llir = compiled.asm["llir"]
     assert "@pow(" not in llir and "@llvm.pow." not in llir
-    assert re.search(r"vfmadd\d+pd\s+%[yz]mm", compiled.asm["asm"])
+    assert re.search(r"vfmadd\d+pd\s[^\n]*%[yz]mm", compiled.asm["asm"])
     torch.testing.assert_close(out, torch.pow(x, x), rtol=4.5e-16, atol=0)
 
 
-@pytest.mark.parametrize("fn", ["sin", "cos", "pow"])
-def test_sin_cos_pow_are_vector_code(fn):
-    # No fp32 libm call per lane: the only libm function left is the fp64 sin/cos that arguments
+@pytest.mark.parametrize("fn", ["sin", "cos", "tan", "pow"])
+def test_sin_cos_tan_pow_are_vector_code(fn):
+    # No fp32 libm call per lane: the only libm function left is the fp64 sin/cos/tan that arguments
     # beyond 2^36, infinities and NaN branch to.
     x = torch.rand(256) * 10
     out = torch.empty_like(x)
@@ -456,7 +459,7 @@ def test_sin_cos_pow_are_vector_code(fn):
         assert "@llvm.pow." not in llir
     else:
         assert re.search(rf"@llvm\.{fn}\.v\d+f64\(", llir)  # the branch for huge arguments
-    assert re.search(r"vfmadd\d+pd\s+%[yz]mm", compiled.asm["asm"])  # the fp64 polynomials
+    assert re.search(r"vfmadd\d+pd\s[^\n]*%[yz]mm", compiled.asm["asm"])  # the fp64 polynomials
     torch.testing.assert_close(out, torch.pow(x, x) if fn == "pow" else getattr(torch, fn)(x))
 
 
@@ -469,7 +472,7 @@ def _f64_arguments(fn):
         near_one = 1 + (torch.rand(2000, generator=g, dtype=torch.float64) * 2 - 1) * 1e-6
         powers = torch.exp2(torch.arange(-1074, 1024, dtype=torch.float64))
         x = torch.cat([x, near_one, powers, -x[:10], torch.tensor(specials + [5e-324], dtype=torch.float64)])
-    elif fn in ("sin", "cos"):
+    elif fn in ("sin", "cos", "tan"):
         # Every binade up to 1e300 (beyond 2^19, libm's branch), and the doubles nearest to multiples of
         # pi/2, where the reduction must not lose the small result.
         x = torch.exp2(torch.rand(20000, generator=g, dtype=torch.float64) * 1100 - 100)
@@ -522,7 +525,7 @@ def _f64_arguments(fn):
 
 
 @pytest.mark.parametrize(
-    "fn", ["exp", "exp2", "log", "log2", "sigmoid", "sin", "cos", "tanh", "expm1", "log1p", "erf"]
+    "fn", ["exp", "exp2", "log", "log2", "sigmoid", "sin", "cos", "tan", "tanh", "expm1", "log1p", "erf"]
 )
 def test_f64_math_within_two_ulp(fn):
     x = _f64_arguments(fn)
@@ -548,15 +551,17 @@ def test_f64_math_within_two_ulp(fn):
         assert torch.equal(out[powers], expected[powers])
 
 
-@pytest.mark.parametrize("fn", ["exp", "exp2", "log", "log2", "sin", "cos", "tanh", "expm1", "log1p", "erf"])
+@pytest.mark.parametrize(
+    "fn", ["exp", "exp2", "log", "log2", "sin", "cos", "tan", "tanh", "expm1", "log1p", "erf"]
+)
 def test_f64_math_is_vector_code(fn):
     x = torch.rand(256, dtype=torch.float64) + 0.5
     out = torch.empty_like(x)
     compiled = unary_kernel[(1,)](x, out, 256, FN=fn, BLOCK=256)
     llir = compiled.asm["llir"]
-    if fn in ("sin", "cos"):  # libm only on the branch for arguments beyond 2^19, inf and NaN
+    if fn in ("sin", "cos", "tan"):  # libm only on the branch for arguments beyond 2^19, inf and NaN
         assert re.search(r"br i1 %\S+, label %\S+, label %\S+", llir) and f"@{fn}(" not in llir
         llir = re.sub(rf"@llvm\.{fn}\.v\d+f64", "", llir)
     assert f"@llvm.{fn}." not in llir and f"@{fn}(" not in llir
-    assert re.search(r"vfmadd\d+pd\s+%[yz]mm", compiled.asm["asm"])
+    assert re.search(r"vfmadd\d+pd\s[^\n]*%[yz]mm", compiled.asm["asm"])
     torch.testing.assert_close(out, getattr(torch, fn)(x))

@@ -280,6 +280,27 @@ func.func @sin_f64(%x: vector<4xf64>) -> vector<4xf64> {
   return %0 : vector<4xf64>
 }
 
+// f64 tan: sin's reduction, then N / D by a quotient and one correction
+// from the residual (an fma per part), -cos r / sin r picked in odd
+// quadrants; libm beyond 2^19.
+// CHECK-LABEL: func.func @tan_f64(
+// CHECK: %[[IN:.*]] = arith.cmpf ole, %{{.*}}, %{{.*}} : vector<4xf64>
+// CHECK: math.roundeven %{{.*}} : vector<4xf64>
+// CHECK: %[[Q0:.*]] = arith.divf %{{.*}}, %[[DEN:.*]] : vector<4xf64>
+// CHECK: %[[NQ0:.*]] = arith.negf %[[Q0]]
+// CHECK: math.fma %[[NQ0]], %{{.*}}, %{{.*}} : vector<4xf64>
+// CHECK: %[[NQ0B:.*]] = arith.negf %[[Q0]]
+// CHECK: math.fma %[[NQ0B]], %{{.*}}, %{{.*}} : vector<4xf64>
+// CHECK: %[[CORR:.*]] = arith.divf %{{.*}}, %[[DEN]] : vector<4xf64>
+// CHECK: arith.addf %[[Q0]], %[[CORR]] : vector<4xf64>
+// CHECK: scf.if
+// CHECK:   math.tan %{{.*}} {spine.libm_call} : vector<4xf64>
+// CHECK:   arith.select %[[IN]]
+func.func @tan_f64(%x: vector<4xf64>) -> vector<4xf64> {
+  %0 = math.tan %x : vector<4xf64>
+  return %0 : vector<4xf64>
+}
+
 // f32 pow: exp(y * log|x|) in f64 with no call left; the exponent of |x|
 // and 2^n are integer operations on the f64 bits; C's special cases are
 // selects.
