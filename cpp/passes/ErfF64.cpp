@@ -82,23 +82,10 @@ Value erfF64(ElementwiseBuilder &e, Value x) {
   return e.copysign(magnitude, x);
 }
 
-struct ErfF64 : OpRewritePattern<math::ErfOp> {
-  using OpRewritePattern::OpRewritePattern;
-
-  LogicalResult matchAndRewrite(math::ErfOp op,
-                                PatternRewriter &rewriter) const override {
-    if (!getElementTypeOrSelf(op.getType()).isF64())
-      return failure();
-    ElementwiseBuilder e(rewriter, op.getLoc(), op.getType());
-    rewriter.replaceOp(op, erfF64(e, op.getOperand()));
-    return success();
-  }
-};
-
 } // namespace
 
 void populateErfF64Patterns(RewritePatternSet &patterns) {
-  patterns.add<ErfF64>(patterns.getContext());
+  patterns.add<F64Function<math::ErfOp>>(patterns.getContext(), erfF64);
 }
 
 } // namespace mlir::spine

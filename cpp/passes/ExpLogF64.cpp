@@ -160,24 +160,6 @@ Value logSpecialCases(ElementwiseBuilder &e, Value x, Value finite) {
   return e.select(regular, finite, special);
 }
 
-/// Rewrites f64 `Op` by `compute(builder, operand)`.
-template <typename Op> struct F64Function : OpRewritePattern<Op> {
-  using Compute = Value (*)(ElementwiseBuilder &, Value);
-  F64Function(MLIRContext *context, Compute compute)
-      : OpRewritePattern<Op>(context), compute(compute) {}
-
-  LogicalResult matchAndRewrite(Op op,
-                                PatternRewriter &rewriter) const override {
-    if (!getElementTypeOrSelf(op.getType()).isF64())
-      return failure();
-    ElementwiseBuilder e(rewriter, op.getLoc(), op.getType());
-    rewriter.replaceOp(op, compute(e, op.getOperand()));
-    return success();
-  }
-
-  Compute compute;
-};
-
 /// 2^x = 2^n exp(f ln2), n = roundeven(x), f = x - n exact.
 Value exp2F64(ElementwiseBuilder &e, Value x) {
   x = clamp(e, x, -1100, 1100);
@@ -313,7 +295,8 @@ std::pair<Value, Value> logF64Extended(ElementwiseBuilder &e, Value x) {
   // log(m / c) = 2 atanh(s), s = (m - c) / (m + c) = sHi + sLo: m - c is
   // exact (m and c within a factor of 2), m + c a sum and its error, and the
   // division's remainder exact in an FMA. |s| <= 0.025, so the series after
-  // 2s, at most 2^-12 of it, needs only f64 precision (to s^13: 2^-64).
+  // 2s, at most 2^-12 of it, needs only f64 precision (its rounding: 2^-64
+  // of the log); it stops at s^13.
   Value f = e.sub(m, center);
   auto [d, dError] = twoSum(e, m, center);
   Value sHi = e.div(f, d);

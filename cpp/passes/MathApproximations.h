@@ -19,6 +19,24 @@
 
 namespace mlir::spine {
 
+/// Rewrites f64 `Op` by `compute(builder, operand)`.
+template <typename Op> struct F64Function : OpRewritePattern<Op> {
+  using Compute = Value (*)(ElementwiseBuilder &, Value);
+  F64Function(MLIRContext *context, Compute compute)
+      : OpRewritePattern<Op>(context), compute(compute) {}
+
+  LogicalResult matchAndRewrite(Op op,
+                                PatternRewriter &rewriter) const override {
+    if (!getElementTypeOrSelf(op.getType()).isF64())
+      return failure();
+    ElementwiseBuilder e(rewriter, op.getLoc(), op.getType());
+    rewriter.replaceOp(op, compute(e, op.getOperand()));
+    return success();
+  }
+
+  Compute compute;
+};
+
 /// What an f64 exp or log gets right: all 53 bits over the whole f64 range,
 /// or enough for a result that is rounded to f32 (arguments from f32 values,
 /// exp's clamped to +-200, shorter series).
