@@ -205,6 +205,48 @@ def test_f64_tanh_expm1_log1p_are_rvv_code():
 
 
 @triton.jit
+def erf_pow_tan_kernel(x_ptr, y_ptr, erf_ptr, pow_ptr, tan_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(erf_ptr + offs, libdevice.erf(x), mask=mask)
+    tl.store(pow_ptr + offs, libdevice.pow(tl.abs(x), y), mask=mask)
+    tl.store(tan_ptr + offs, libdevice.tan(x), mask=mask)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+def test_erf_pow_tan_are_rvv_code(dtype):
+    # Each of fp64 erf's pieces (0.84375, 1.25, 2.857, 6), pow's results from underflow to overflow,
+    # tan near its poles, and the specials that take tan's libm branch.
+    g = torch.Generator().manual_seed(5)
+    edges = torch.tensor([0.84375, 1.25, 2.857, 6.0, 27.0, 1e-310, 0.0, float("inf"), float("nan")])
+    poles = torch.arange(1, 40, dtype=torch.float64) * math.pi / 2
+    x = torch.cat(
+        [
+            (torch.rand(300, generator=g, dtype=torch.float64) * 2 - 1) * 8,
+            edges.double(),
+            -edges.double(),
+            poles,
+        ]
+    ).to(dtype)
+    y = ((torch.rand(x.numel(), generator=g, dtype=torch.float64) * 2 - 1) * 60).to(dtype)
+    outs = [torch.empty_like(x) for _ in range(3)]
+    kernel = erf_pow_tan_kernel[(triton.cdiv(x.numel(), 64),)](x, y, *outs, x.numel(), BLOCK=64)
+    asm = kernel.asm["asm"]
+    assert re.search(r"vfmadd\.v|vfmacc\.v", asm)
+    # libm's fp64 tan stays, on the branch that arguments beyond 2^19 (2^36 for fp32), inf and NaN take.
+    libm = ("erf", "pow") if dtype == torch.float64 else ("erff", "powf", "tanf")
+    assert not re.search(rf"call\s+({'|'.join(libm)})\b", asm)
+    # At most 2 ulp on x86 (test_math.py); qemu runs the same polynomials.
+    rtol = 5e-16 if dtype == torch.float64 else 2.4e-7
+    erf, pw, tan = outs
+    torch.testing.assert_close(erf, torch.erf(x), rtol=rtol, atol=0, equal_nan=True)
+    torch.testing.assert_close(pw, torch.pow(x.abs(), y), rtol=rtol, atol=0, equal_nan=True)
+    torch.testing.assert_close(tan, torch.tan(x), rtol=rtol, atol=0, equal_nan=True)
+
+
+@triton.jit
 def layer_norm_kernel(x_ptr, y_ptr, w_ptr, b_ptr, stride, N, eps, BLOCK: tl.constexpr):
     row = tl.program_id(0)
     cols = tl.arange(0, BLOCK)
