@@ -222,18 +222,27 @@ func.func @expm1_log1p_tanh_f64(%x: vector<4xf64>) -> (vector<4xf64>, vector<4xf
   return %0, %1, %2 : vector<4xf64>, vector<4xf64>, vector<4xf64>
 }
 
-// f32 sin: the argument reduced in f64 by two FMAs with the two parts of
-// pi/2, f64 polynomials, one truncation to f32; a branch to libm's f64 sin
-// only when some lane is beyond 2^36 (or infinite, or NaN).
+// f32 sin: in f64, n = roundeven(x / pi) and r = x - 2n pi/2 by two FMAs
+// with the two parts of pi/2, one polynomial (sin's, Horner in r^2), the sign
+// of n's parity, one truncation to f32; a branch to libm's f64 sin only when
+// some lane is beyond 2^36 (or infinite, or NaN).
 // CHECK-LABEL: func.func @sin_f32(
 // CHECK-NOT: math.sin %{{.*}} : vector<8xf32>
 // CHECK: %[[IN:.*]] = arith.cmpf ole, %{{.*}}, %{{.*}} : vector<8xf32>
 // CHECK: %[[X:.*]] = arith.extf %{{.*}} : vector<8xf32> to vector<8xf64>
-// CHECK: %[[K:.*]] = math.roundeven %{{.*}} : vector<8xf64>
-// CHECK: %[[NK:.*]] = arith.negf %[[K]]
-// CHECK: %[[R1:.*]] = math.fma %[[NK]], %{{.*}}, %[[X]] : vector<8xf64>
-// CHECK: math.fma %[[NK]], %{{.*}}, %[[R1]] : vector<8xf64>
-// CHECK: %[[T:.*]] = arith.truncf %{{.*}} : vector<8xf64> to vector<8xf32>
+// CHECK: %[[N:.*]] = math.roundeven %{{.*}} : vector<8xf64>
+// CHECK: %[[M:.*]] = arith.mulf %[[N]], %{{.*}} : vector<8xf64>
+// CHECK: %[[R1:.*]] = math.fma %[[M]], %{{.*}}, %[[X]] : vector<8xf64>
+// CHECK: %[[R:.*]] = math.fma %[[M]], %{{.*}}, %[[R1]] : vector<8xf64>
+// CHECK: %[[R2:.*]] = arith.mulf %[[R]], %[[R]]
+// CHECK-COUNT-5: math.fma %{{.*}}, %[[R2]], %{{.*}} : vector<8xf64>
+// CHECK: %[[R3:.*]] = arith.mulf %[[R]], %[[R2]]
+// CHECK: %[[S:.*]] = math.fma %[[R3]], %{{.*}}, %[[R]] : vector<8xf64>
+// CHECK-NOT: math.fma
+// CHECK: %[[ODD:.*]] = arith.cmpf one, %{{.*}}, %{{.*}} : vector<8xf64>
+// CHECK: %[[NEG:.*]] = arith.negf %[[S]]
+// CHECK: %[[SIN:.*]] = arith.select %[[ODD]], %[[NEG]], %[[S]]
+// CHECK: %[[T:.*]] = arith.truncf %[[SIN]] : vector<8xf64> to vector<8xf32>
 // sin(-0) = -0: zero lanes keep the argument.
 // CHECK: %[[ZERO:.*]] = arith.cmpf oeq, %{{.*}}, %{{.*}} : vector<8xf32>
 // CHECK: %[[APPROX:.*]] = arith.select %[[ZERO]], %{{.*}}, %[[T]] : vector<8xi1>, vector<8xf32>
@@ -245,6 +254,27 @@ func.func @expm1_log1p_tanh_f64(%x: vector<4xf64>) -> (vector<4xf64>, vector<4xf
 // CHECK:   scf.yield %[[APPROX]]
 func.func @sin_f32(%x: vector<8xf32>) -> vector<8xf32> {
   %0 = math.sin %x : vector<8xf32>
+  return %0 : vector<8xf32>
+}
+
+// f32 cos: sin's polynomial at r = x - (2n + 1) pi/2, n = roundeven(x / pi -
+// 1/2), negated where n is even.
+// CHECK-LABEL: func.func @cos_f32_vector(
+// CHECK: %[[T:.*]] = arith.subf %{{.*}}, %{{.*}} : vector<8xf64>
+// CHECK: %[[N:.*]] = math.roundeven %[[T]] : vector<8xf64>
+// CHECK: %[[M:.*]] = math.fma %[[N]], %{{.*}}, %{{.*}} : vector<8xf64>
+// CHECK: %[[R1:.*]] = math.fma %[[M]], %{{.*}}, %{{.*}} : vector<8xf64>
+// CHECK: math.fma %[[M]], %{{.*}}, %[[R1]] : vector<8xf64>
+// CHECK-COUNT-6: math.fma
+// CHECK-NOT: math.fma
+// CHECK: %[[ODD:.*]] = arith.cmpf one
+// CHECK: %[[EVEN:.*]] = arith.xori %[[ODD]], %{{.*}} : vector<8xi1>
+// CHECK: arith.select %[[EVEN]]
+// CHECK-NOT: arith.select
+// CHECK: arith.truncf %{{.*}} : vector<8xf64> to vector<8xf32>
+// CHECK: math.cos %{{.*}} {spine.libm_call} : vector<8xf64>
+func.func @cos_f32_vector(%x: vector<8xf32>) -> vector<8xf32> {
+  %0 = math.cos %x : vector<8xf32>
   return %0 : vector<8xf32>
 }
 
