@@ -12,6 +12,9 @@ written as a polynomial in u = x - center and rounded to doubles:
 The error is measured in an f64 emulation of the evaluation (Horner with FMAs, the exponential
 correctly rounded and then one ulp off, the subtraction from 1) against 50-digit erf, in ulps of
 the correctly rounded result; the degrees are the lowest that keep every piece within 1.3 ulp.
+atan (cpp/passes/AtanApproximation.cpp): (atan(t) - t) / t^3 as a polynomial in z = t^2 on
+[0, tan(pi/8)^2] (a margin of 0.1% beyond), the Chebyshev interpolant again; measured as
+t + (t z) P(z) in f64 against 50-digit atan.
 pow's extended log (logF64Extended in cpp/passes/ExpLogF64.cpp): the centers c = e^(j/10),
 j = -3..3, where each starts (e^((j - 1/2) / 10)), log c split into hi + lo, and ln 2 to 42 bits
 with the rest.
@@ -83,6 +86,28 @@ def table(name, coefficients):
     return f"constexpr double {name}[] = {{\n{rows}}};"
 
 
+ATAN_DEGREE = 11
+
+
+def atan_polynomial():
+    limit = float((mp.sqrt(2) - 1) ** 2) * 1.001
+
+    def p(z):
+        if z == 0:
+            return mp.mpf(-1) / 3
+        t = mp.sqrt(z)
+        return (mp.atan(t) - t) / (t * z)
+
+    coefficients = chebyshev_fit(p, 0, limit, ATAN_DEGREE, 0)
+    worst = 0.0
+    for t in np.linspace(1e-4, limit**0.5, 4000):
+        t = float(t)
+        value = fma(t * (t * t), horner(coefficients, t * t), t)
+        exact = mp.atan(mp.mpf(t))
+        worst = max(worst, abs(float(mp.mpf(value) - exact)) / np.spacing(float(exact)))
+    return coefficients, worst
+
+
 def log_centers():
     """{from, center, log hi, log lo} rows of kLogCenters, and ln 2 split at 42 bits."""
     rows = []
@@ -102,6 +127,9 @@ def log_centers():
 
 def main():
     print(log_centers())
+    coefficients, worst = atan_polynomial()
+    print(f"// atan on |t| <= tan(pi/8): worst {worst:.2f} ulp")
+    print(table("kAtanOverCubeF64", coefficients))
     coefficients, worst = small_piece()
     print(f"// |x| < {SMALL_LIMIT}: worst {worst:.2f} ulp")
     print(table("kErfSmall", coefficients))

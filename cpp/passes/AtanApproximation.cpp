@@ -7,7 +7,8 @@
 // atan(a) = pi/4 + atan((a - 1) / (a + 1)) (one division either way), a
 // polynomial there, then the octant's multiple of pi/4 added back (in two
 // parts, so its rounding is not the result's) and y's sign copied. atan(x) is
-// atan2(x, 1).
+// atan2(x, 1). f64 atan and atan2 (a libm call per lane before) reduce the
+// same way, with a longer polynomial and the multiple of pi/4 added once.
 //
 //===----------------------------------------------------------------------===//
 
@@ -82,29 +83,117 @@ Value atan2F32(ElementwiseBuilder &e, Value y, Value x) {
   return e.copysign(angle, y);
 }
 
-struct Atan2F32 : OpRewritePattern<math::Atan2Op> {
+/// (atan(t) - t) / t^3 as a polynomial in t^2 for |t| <= tan(pi/8), from
+/// tools/f64_math_constants.py (0.56 ulp in atan, evaluated in f64).
+constexpr double kAtanOverCubeF64[] = {
+    -0.3333333333333333,  0.199999999999998,     -0.14285714285659326,
+    0.11111111105106705,  -0.09090908751076636,  0.0769229630497447,
+    -0.06666423628069258, 0.058789145444006215,  -0.052303478730160745,
+    0.04551108126325172,  -0.034558092551413795, 0.01627194475162406};
+
+/// pi/4 rounded to f64, and the rest.
+constexpr double kQuarterPiHi = 0x1.921fb54442d18p-1;
+constexpr double kQuarterPiLo = 0x1.1a62633145c07p-55;
+
+/// atan2(y, x) for f64 values (C's special cases included): as atan2F32
+/// reduces, but the result is K pi/4 + sign atan(t) for the octant's K in
+/// 0..4, added in one step, K pi/4 as hi + lo (the product's rounding error
+/// from an FMA). Within 2 ulp (test_math.py).
+Value atan2F64(ElementwiseBuilder &e, Value y, Value x) {
+  Type f64 = e.b.getF64Type(), i64 = e.b.getI64Type();
+  auto c = [&](double v) { return e.f(f64, v); };
+  Value absY = e.abs(y), absX = e.abs(x);
+  Value yLarger = e.cmpf(CmpFPredicate::OGT, absY, absX);
+  Value larger = e.select(yLarger, absY, absX);
+  Value smaller = e.select(yLarger, absX, absY);
+  // Both scaled by a power of two (the quotient unchanged): quartered where
+  // their sum could overflow, raised out of the subnormals, where products
+  // and the test below would round.
+  Value scale =
+      e.select(e.cmpf(CmpFPredicate::OGT, larger, c(0x1p1021)), c(0.25),
+               e.select(e.cmpf(CmpFPredicate::OLT, larger, c(0x1p-900)),
+                        c(0x1p600), c(1.0)));
+  Value s = e.mul(smaller, scale), l = e.mul(larger, scale);
+  Value reduce = e.cmpf(CmpFPredicate::OGT, s, e.mul(c(M_SQRT2 - 1), l));
+  // Above tan(pi/8), (s - l) / (s + l) with both parts' rounding errors
+  // (Fast2Sum: l >= s), else s / l; the quotient's rounding error and theirs
+  // carried as tLo, which the polynomial's small part takes (atan'(t) is 1
+  // within 3%). An infinite l leaves t = 0 exact.
+  Value nHi = e.sub(s, l), dHi = e.add(s, l);
+  Value zero = c(0.0);
+  Value nLo = e.select(reduce, e.sub(s, e.add(nHi, l)), zero);
+  Value dLo = e.select(reduce, e.sub(s, e.sub(dHi, l)), zero);
+  Value n = e.select(reduce, nHi, s), d = e.select(reduce, dHi, l);
+  Value t = e.div(n, d);
+  Value residual = e.add(e.fma(e.neg(t), d, n), e.fma(e.neg(t), dLo, nLo));
+  Value tLo = e.select(
+      e.cmpf(CmpFPredicate::OEQ, l, c(std::numeric_limits<double>::infinity())),
+      zero, e.div(residual, d));
+  Value z = e.mul(t, t);
+  Value angle =
+      e.add(t, e.fma(e.mul(t, z), e.polynomial(z, kAtanOverCubeF64), tLo));
+
+  // In octants: reduce adds pi/4; |y| > |x| takes pi/2 less that; a negative
+  // x (-0 included) pi less that. Each fold negates the angle.
+  Value xNegative =
+      e.cmpi(arith::CmpIPredicate::slt, e.bitcast(x, i64), e.i(i64, 0));
+  Value k = e.select(reduce, c(1.0), c(0.0));
+  k = e.select(yLarger, e.sub(c(2.0), k), k);
+  k = e.select(xNegative, e.sub(c(4.0), k), k);
+  Value negate = e.xori(yLarger, xNegative);
+  angle = e.select(negate, e.neg(angle), angle);
+  Value baseHi = e.mul(k, c(kQuarterPiHi));
+  Value baseLo =
+      e.fma(k, c(kQuarterPiLo), e.fma(k, c(kQuarterPiHi), e.neg(baseHi)));
+  angle = e.add(baseHi, e.add(baseLo, angle));
+
+  // 0 / 0 and inf / inf: 0 or pi, pi/4 or 3 pi/4 by the sign of x.
+  Value zeros = e.cmpf(CmpFPredicate::OEQ, larger, c(0.0));
+  angle = e.select(zeros, e.select(xNegative, c(M_PI), c(0.0)), angle);
+  Value infinities = e.cmpf(CmpFPredicate::OEQ, smaller,
+                            c(std::numeric_limits<double>::infinity()));
+  angle = e.select(infinities, e.select(xNegative, c(3 * M_PI_4), c(M_PI_4)),
+                   angle);
+  Value eitherNaN = e.cmpf(CmpFPredicate::UNO, x, y);
+  angle =
+      e.select(eitherNaN, c(std::numeric_limits<double>::quiet_NaN()), angle);
+  return e.copysign(angle, y);
+}
+
+/// atan2 in f32 or f64 arithmetic, by y's element type.
+Value atan2Of(ElementwiseBuilder &e, Value y, Value x) {
+  return getElementTypeOrSelf(y.getType()).isF32() ? atan2F32(e, y, x)
+                                                   : atan2F64(e, y, x);
+}
+
+bool hasVectorAtan(Type type) {
+  Type element = getElementTypeOrSelf(type);
+  return element.isF32() || element.isF64();
+}
+
+struct Atan2Polynomial : OpRewritePattern<math::Atan2Op> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(math::Atan2Op op,
                                 PatternRewriter &rewriter) const override {
-    if (!getElementTypeOrSelf(op.getType()).isF32())
+    if (!hasVectorAtan(op.getType()))
       return failure();
     ElementwiseBuilder e(rewriter, op.getLoc(), op.getType());
-    rewriter.replaceOp(op, atan2F32(e, op.getLhs(), op.getRhs()));
+    rewriter.replaceOp(op, atan2Of(e, op.getLhs(), op.getRhs()));
     return success();
   }
 };
 
-struct AtanF32 : OpRewritePattern<math::AtanOp> {
+struct AtanPolynomial : OpRewritePattern<math::AtanOp> {
   using OpRewritePattern::OpRewritePattern;
 
   LogicalResult matchAndRewrite(math::AtanOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!getElementTypeOrSelf(op.getType()).isF32())
+    if (!hasVectorAtan(op.getType()))
       return failure();
     ElementwiseBuilder e(rewriter, op.getLoc(), op.getType());
-    Value one = e.f(rewriter.getF32Type(), 1.0);
-    rewriter.replaceOp(op, atan2F32(e, op.getOperand(), one));
+    Value one = e.f(getElementTypeOrSelf(op.getType()), 1.0);
+    rewriter.replaceOp(op, atan2Of(e, op.getOperand(), one));
     return success();
   }
 };
@@ -112,7 +201,7 @@ struct AtanF32 : OpRewritePattern<math::AtanOp> {
 } // namespace
 
 void populateAtanApproximationPatterns(RewritePatternSet &patterns) {
-  patterns.add<Atan2F32, AtanF32>(patterns.getContext());
+  patterns.add<Atan2Polynomial, AtanPolynomial>(patterns.getContext());
 }
 
 } // namespace mlir::spine

@@ -6,6 +6,7 @@ directed roundings (_rd, _ru, _rz, against exact rational arithmetic), exactly."
 
 import math
 import platform
+import re
 import shutil
 from fractions import Fraction
 
@@ -370,6 +371,34 @@ def test_atan2_over_every_binade(dtype):
     out = torch.empty_like(x)
     binary_kernel[(triton.cdiv(x.numel(), BLOCK),)](y, x, x, out, x.numel(), FN="atan2", BLOCK=BLOCK)
     assert ulps_off(out.double(), torch.atan2(y.double(), x.double()), dtype).max() <= 4
+
+
+def test_f64_atan_atan2_within_one_ulp_as_vector_code():
+    # fp64 atan and atan2 were a libm call per lane. Both signs of every binade for each argument
+    # (subnormals included, where the reduction's test would round unscaled), pairs near the
+    # diagonal and near tan(pi/8), and atan over the same magnitudes.
+    g = torch.Generator().manual_seed(12)
+
+    def signed_magnitudes(n):
+        magnitude = torch.exp2(torch.rand(n, generator=g, dtype=torch.float64) * 2098 - 1074)
+        return magnitude * torch.where(torch.rand(n, generator=g) < 0.5, -1.0, 1.0).double()
+
+    y, x = signed_magnitudes(40000), signed_magnitudes(40000)
+    near = signed_magnitudes(5000)
+    ratio = math.sqrt(2) - 1 + (torch.rand(5000, generator=g, dtype=torch.float64) - 0.5) * 1e-6
+    y = torch.cat([y, near, near * (1 + torch.rand(5000, generator=g, dtype=torch.float64)), near * ratio])
+    x = torch.cat([x, near * (1 + torch.rand(5000, generator=g, dtype=torch.float64)), near, near])
+    out = torch.empty_like(x)
+    compiled = binary_kernel[(triton.cdiv(x.numel(), BLOCK),)](
+        y, x, x, out, x.numel(), FN="atan2", BLOCK=BLOCK
+    )
+    assert ulps_off(out, torch.atan2(y, x), torch.float64).max() <= 1
+    single = torch.empty_like(y)
+    unary = unary_kernel[(triton.cdiv(y.numel(), BLOCK),)](y, single, y.numel(), FN="atan", BLOCK=BLOCK)
+    assert ulps_off(single, torch.atan(y), torch.float64).max() <= 1
+    for kernel, name in ((compiled, "atan2"), (unary, "atan")):
+        assert f"@{name}(" not in kernel.asm["llir"] and f"@llvm.{name}." not in kernel.asm["llir"]
+        assert re.search(r"vfmadd\d+pd\s[^\n]*%[yz]mm", kernel.asm["asm"])
 
 
 @triton.jit

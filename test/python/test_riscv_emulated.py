@@ -205,7 +205,7 @@ def test_f64_tanh_expm1_log1p_are_rvv_code():
 
 
 @triton.jit
-def erf_pow_tan_kernel(x_ptr, y_ptr, erf_ptr, pow_ptr, tan_ptr, n, BLOCK: tl.constexpr):
+def erf_pow_tan_atan2_kernel(x_ptr, y_ptr, erf_ptr, pow_ptr, tan_ptr, atan2_ptr, n, BLOCK: tl.constexpr):
     offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
     mask = offs < n
     x = tl.load(x_ptr + offs, mask=mask)
@@ -213,10 +213,11 @@ def erf_pow_tan_kernel(x_ptr, y_ptr, erf_ptr, pow_ptr, tan_ptr, n, BLOCK: tl.con
     tl.store(erf_ptr + offs, libdevice.erf(x), mask=mask)
     tl.store(pow_ptr + offs, libdevice.pow(tl.abs(x), y), mask=mask)
     tl.store(tan_ptr + offs, libdevice.tan(x), mask=mask)
+    tl.store(atan2_ptr + offs, libdevice.atan2(y, x), mask=mask)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
-def test_erf_pow_tan_are_rvv_code(dtype):
+def test_erf_pow_tan_atan2_are_rvv_code(dtype):
     # Each of fp64 erf's pieces (0.84375, 1.25, 2.857, 6), pow's results from underflow to overflow,
     # tan near its poles, and the specials that take tan's libm branch.
     g = torch.Generator().manual_seed(5)
@@ -231,19 +232,22 @@ def test_erf_pow_tan_are_rvv_code(dtype):
         ]
     ).to(dtype)
     y = ((torch.rand(x.numel(), generator=g, dtype=torch.float64) * 2 - 1) * 60).to(dtype)
-    outs = [torch.empty_like(x) for _ in range(3)]
-    kernel = erf_pow_tan_kernel[(triton.cdiv(x.numel(), 64),)](x, y, *outs, x.numel(), BLOCK=64)
+    outs = [torch.empty_like(x) for _ in range(4)]
+    kernel = erf_pow_tan_atan2_kernel[(triton.cdiv(x.numel(), 64),)](x, y, *outs, x.numel(), BLOCK=64)
     asm = kernel.asm["asm"]
     assert re.search(r"vfmadd\.v|vfmacc\.v", asm)
     # libm's fp64 tan stays, on the branch that arguments beyond 2^19 (2^36 for fp32), inf and NaN take.
-    libm = ("erf", "pow") if dtype == torch.float64 else ("erff", "powf", "tanf")
+    libm = ("erf", "pow", "atan2") if dtype == torch.float64 else ("erff", "powf", "tanf", "atan2f")
     assert not re.search(rf"call\s+({'|'.join(libm)})\b", asm)
     # At most 2 ulp on x86 (test_math.py); qemu runs the same polynomials.
     rtol = 5e-16 if dtype == torch.float64 else 2.4e-7
-    erf, pw, tan = outs
+    erf, pw, tan, atan2 = outs
     torch.testing.assert_close(erf, torch.erf(x), rtol=rtol, atol=0, equal_nan=True)
     torch.testing.assert_close(pw, torch.pow(x.abs(), y), rtol=rtol, atol=0, equal_nan=True)
     torch.testing.assert_close(tan, torch.tan(x), rtol=rtol, atol=0, equal_nan=True)
+    # fp32 atan2 is within 2.1 ulp.
+    atan2_rtol = 5e-16 if dtype == torch.float64 else 3e-7
+    torch.testing.assert_close(atan2, torch.atan2(y, x), rtol=atan2_rtol, atol=0, equal_nan=True)
 
 
 @triton.jit

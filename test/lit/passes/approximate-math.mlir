@@ -494,6 +494,41 @@ func.func @atan_f32(%x: f32) -> f32 {
   return %0 : f32
 }
 
+// f64 atan2: as f32's, with both operands scaled by a power of two first,
+// the quotient's rounding error (and the reduced difference's and sum's)
+// carried by a second division, twelve coefficients, and the octant's
+// multiple of pi/4 added once (hi by a product, lo by two FMAs).
+// CHECK-LABEL: func.func @atan2_f64(
+// CHECK: %[[AY:.*]] = math.absf %{{.*}} : vector<4xf64>
+// CHECK: %[[AX:.*]] = math.absf %{{.*}} : vector<4xf64>
+// CHECK: %[[YLARGER:.*]] = arith.cmpf ogt, %[[AY]], %[[AX]]
+// CHECK: %[[T:.*]] = arith.divf %[[N:.*]], %[[D:.*]] : vector<4xf64>
+// CHECK: %[[RES:.*]] = math.fma %{{.*}}, %[[D]], %[[N]]
+// CHECK: %[[TLO:.*]] = arith.divf %{{.*}}, %[[D]] : vector<4xf64>
+// CHECK-NOT: arith.divf
+// CHECK-COUNT-12: math.fma
+// CHECK: %[[K:.*]] = arith.mulf %{{.*}}, %{{.*}} : vector<4xf64>
+// CHECK: math.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<4xf64>
+// CHECK: math.fma %{{.*}}, %{{.*}}, %{{.*}} : vector<4xf64>
+// CHECK: %[[R:.*]] = math.copysign
+// CHECK: return %[[R]]
+// CHECK-NOT: math.atan
+func.func @atan2_f64(%y: vector<4xf64>, %x: vector<4xf64>) -> vector<4xf64> {
+  %0 = math.atan2 %y, %x : vector<4xf64>
+  return %0 : vector<4xf64>
+}
+
+// f64 atan(x) is atan2(x, 1).
+// CHECK-LABEL: func.func @atan_f64(
+// CHECK-COUNT-2: arith.divf
+// CHECK-NOT: arith.divf
+// CHECK: math.copysign
+// CHECK-NOT: math.atan
+func.func @atan_f64(%x: f64) -> f64 {
+  %0 = math.atan %x : f64
+  return %0 : f64
+}
+
 // f32 cbrt: a subnormal x scaled by 2^24 (the result then by 2^-8), one
 // Newton step after MLIR's approximation (r - (r^3 - s) / (3 r^2), none at
 // 0), and +-inf passed through (MLIR's approximation made it NaN).
