@@ -1,4 +1,4 @@
-//===- AtanApproximation.cpp - f32 atan and atan2 as vector arithmetic ----===//
+//===- AtanApproximation.cpp - atan, atan2, asin, acos as vector code -----===//
 //
 // MLIR's f32 atan2 approximation was 40 ulp off near 0.58 and got C's special
 // cases wrong (atan2(+-0, +-0) and atan2(+-inf, +-inf) were NaN, a negative y
@@ -8,7 +8,8 @@
 // polynomial there, then the octant's multiple of pi/4 added back (in two
 // parts, so its rounding is not the result's) and y's sign copied. atan(x) is
 // atan2(x, 1). f64 atan and atan2 (a libm call per lane before) reduce the
-// same way, with a longer polynomial and the multiple of pi/4 added once.
+// same way, with a longer polynomial and the multiple of pi/4 added once;
+// f64 asin and acos are atan2 of x and sqrt(1 - x^2).
 //
 //===----------------------------------------------------------------------===//
 
@@ -198,10 +199,42 @@ struct AtanPolynomial : OpRewritePattern<math::AtanOp> {
   }
 };
 
+/// f64 asin x = atan2(x, c) and acos x = atan2(c, x) with c = sqrt(1 - x^2)
+/// (libm calls per lane before): 1 - x^2 as (1 - |x|)(1 + |x|) with the
+/// sum's rounding error carried (1 - |x| is exact from 1/2 up, where the
+/// difference matters) and fma(-x, x, 1) below, so c is within an ulp; past
+/// 1, c and the result are NaN.
+template <typename OpTy, bool cosine>
+struct InverseSineF64 : OpRewritePattern<OpTy> {
+  using OpRewritePattern<OpTy>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(OpTy op,
+                                PatternRewriter &rewriter) const override {
+    if (!getElementTypeOrSelf(op.getType()).isF64())
+      return failure();
+    ElementwiseBuilder e(rewriter, op.getLoc(), op.getType());
+    auto c = [&](double v) { return e.f(rewriter.getF64Type(), v); };
+    Value x = op.getOperand();
+    Value a = e.abs(x);
+    Value below = e.sub(c(1.0), a);
+    Value aboveHi = e.add(c(1.0), a);
+    Value aboveLo = e.sub(a, e.sub(aboveHi, c(1.0)));
+    Value large = e.fma(below, aboveHi, e.mul(below, aboveLo));
+    Value square = e.select(e.cmpf(CmpFPredicate::OLT, a, c(0.5)),
+                            e.fma(e.neg(x), x, c(1.0)), large);
+    Value other = e.sqrt(square);
+    rewriter.replaceOp(op,
+                       cosine ? atan2F64(e, other, x) : atan2F64(e, x, other));
+    return success();
+  }
+};
+
 } // namespace
 
 void populateAtanApproximationPatterns(RewritePatternSet &patterns) {
-  patterns.add<Atan2Polynomial, AtanPolynomial>(patterns.getContext());
+  patterns
+      .add<Atan2Polynomial, AtanPolynomial, InverseSineF64<math::AsinOp, false>,
+           InverseSineF64<math::AcosOp, true>>(patterns.getContext());
 }
 
 } // namespace mlir::spine

@@ -401,6 +401,31 @@ def test_f64_atan_atan2_within_one_ulp_as_vector_code():
         assert re.search(r"vfmadd\d+pd\s[^\n]*%[yz]mm", kernel.asm["asm"])
 
 
+@pytest.mark.parametrize("name", ["asin", "acos"])
+def test_f64_asin_acos_within_two_ulp_as_vector_code(name):
+    # atan2 of x and sqrt(1 - x^2) (libm calls per lane before): all of [-1, 1], every binade toward
+    # 0 (subnormals too) and toward 1, around 1/2 where 1 - x^2 changes form, and the values past 1.
+    g = torch.Generator().manual_seed(13)
+    x = torch.cat(
+        [
+            torch.rand(20000, generator=g, dtype=torch.float64) * 2 - 1,
+            torch.exp2(-torch.rand(5000, generator=g, dtype=torch.float64) * 1074),
+            1 - torch.exp2(-torch.rand(5000, generator=g, dtype=torch.float64) * 53),
+            0.5 + (torch.rand(2000, generator=g, dtype=torch.float64) - 0.5) * 1e-3,
+            torch.tensor([0.0, 0.5, 1.0, 1 + 2**-52, 2.0, math.inf, math.nan, 5e-324], dtype=torch.float64),
+        ]
+    )
+    x = torch.cat([x, -x])
+    out = torch.empty_like(x)
+    compiled = unary_kernel[(triton.cdiv(x.numel(), BLOCK),)](x, out, x.numel(), FN=name, BLOCK=BLOCK)
+    expected = getattr(torch, name)(x)
+    assert ulps_off(out, expected, torch.float64).max() <= 2
+    assert torch.equal(out.isnan(), expected.isnan())
+    assert torch.equal(out[expected == 0].signbit(), expected[expected == 0].signbit())
+    assert f"@{name}(" not in compiled.asm["llir"] and f"@llvm.{name}." not in compiled.asm["llir"]
+    assert re.search(r"vfmadd\d+pd\s[^\n]*%[yz]mm", compiled.asm["asm"])
+
+
 @triton.jit
 def powi_kernel(x_ptr, e_ptr, out_ptr, BLOCK: tl.constexpr):
     offs = tl.arange(0, BLOCK)

@@ -529,6 +529,24 @@ func.func @atan_f64(%x: f64) -> f64 {
   return %0 : f64
 }
 
+// f64 asin and acos: atan2 of x and sqrt(1 - x^2), 1 - x^2 by an FMA below
+// 1/2 and as (1 - |x|)(1 + |x|) with the sum's rounding error above.
+// CHECK-LABEL: func.func @asin_acos_f64(
+// CHECK: %[[SQ:.*]] = arith.select %{{.*}}, %{{.*}}, %{{.*}} : vector<4xi1>, vector<4xf64>
+// CHECK: %[[C:.*]] = math.sqrt %[[SQ]] : vector<4xf64>
+// CHECK: math.absf %[[C]]
+// CHECK: math.copysign %{{.*}}, %{{.*}} : vector<4xf64>
+// CHECK: math.sqrt
+// CHECK: math.copysign
+// CHECK-NOT: math.asin
+// CHECK-NOT: math.acos
+// CHECK-NOT: math.atan2
+func.func @asin_acos_f64(%x: vector<4xf64>) -> (vector<4xf64>, vector<4xf64>) {
+  %0 = math.asin %x : vector<4xf64>
+  %1 = math.acos %x : vector<4xf64>
+  return %0, %1 : vector<4xf64>, vector<4xf64>
+}
+
 // f32 cbrt: a subnormal x scaled by 2^24 (the result then by 2^-8), one
 // Newton step after MLIR's approximation (r - (r^3 - s) / (3 r^2), none at
 // 0), and +-inf passed through (MLIR's approximation made it NaN).
