@@ -36,6 +36,7 @@ constexpr double kHalfPi53 = 0x1.3198a2e037073p-69;
 /// |x| <= 2^19 keeps k below 2^19; larger f64 arguments go to libm.
 constexpr double kLargestReducedF64 = 0x1p19;
 
+/// 1/pi rounded to f64 (n = roundeven(x / pi) for f32 sin and cos).
 constexpr double kOneOverPi = 0x1.45f306dc9c883p-2;
 
 /// Marks the libm call of the out-of-range branch, which stays one.
