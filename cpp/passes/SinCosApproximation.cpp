@@ -45,6 +45,19 @@ constexpr llvm::StringLiteral kLibmCall = "spine.libm_call";
 /// The function a SinCosPolynomials pattern computes.
 enum class Trig { Sin, Cos, Tan };
 
+/// The Taylor coefficients of sin (odd `first`) or cos (even) from r^first
+/// to r^last: (-1)^(n/2) / n! for n = first, first + 2, ..., last.
+SmallVector<double> taylorTerms(int first, int last) {
+  SmallVector<double> terms;
+  double factorial = 1;
+  for (int n = 1; n <= last; ++n) {
+    factorial *= n;
+    if (n >= first && (n - first) % 2 == 0)
+      terms.push_back((n / 2 % 2 ? -1.0 : 1.0) / factorial);
+  }
+  return terms;
+}
+
 /// f32 sin x or cos x from xd, x in f64 with |x| <= kLargestReduced, in f64:
 /// sin x = (-1)^n sin r with n = roundeven(x / pi) and cos x = sin(x + pi/2)
 /// = -(-1)^n sin r with n = roundeven(x / pi - 1/2), where r = x - m pi/2
@@ -61,14 +74,7 @@ Value halfPeriodSine(ElementwiseBuilder &e, Value xd, bool cosine) {
   Value minusM = cosine ? e.fma(n, c(-2.0), c(-1.0)) : e.mul(n, c(-2.0));
   Value r = e.fma(minusM, c(kHalfPi2), e.fma(minusM, c(kHalfPi1), xd));
   Value r2 = e.mul(r, r);
-  SmallVector<double> terms;
-  double factorial = 1;
-  for (int k = 2; k <= 13; ++k) {
-    factorial *= k;
-    if (k % 2)
-      terms.push_back((k / 2 % 2 ? -1.0 : 1.0) / factorial);
-  }
-  Value sinR = e.fma(e.mul(r, r2), e.polynomial(r2, terms), r);
+  Value sinR = e.fma(e.mul(r, r2), e.polynomial(r2, taylorTerms(3, 13)), r);
   Value half = e.mul(n, c(0.5));
   Value odd = e.cmpf(arith::CmpFPredicate::ONE, e.floor(half), half);
   Value negate =
@@ -90,16 +96,8 @@ Value quarterPeriod(ElementwiseBuilder &e, Value xd, bool single,
                                  e.fma(minusK, c(kHalfPi33a), xd)));
   Value r2 = e.mul(r, r);
   // sin r = r + r^3 (-1/3! + r^2/5! - ...), cos r = 1 + r^2 (-1/2! + ...).
-  SmallVector<double> sinTerms, cosTerms;
-  double factorial = 1;
-  for (int n = 1; n <= 20; ++n) {
-    factorial *= n;
-    double term = (n / 2 % 2 ? -1.0 : 1.0) / factorial;
-    if (n >= 3 && n % 2 == 1 && n <= (single ? 11 : 19))
-      sinTerms.push_back(term);
-    if (n >= 2 && n % 2 == 0 && n <= (single ? 12 : 20))
-      cosTerms.push_back(term);
-  }
+  SmallVector<double> sinTerms = taylorTerms(3, single ? 11 : 19);
+  SmallVector<double> cosTerms = taylorTerms(2, single ? 12 : 20);
   Value sinR = e.fma(e.mul(r, r2), e.polynomial(r2, sinTerms), r);
   Value cosR = e.fma(r2, e.polynomial(r2, cosTerms), c(1.0));
 
