@@ -25,15 +25,17 @@
 //    scf.if around), each version takes a copy.
 //
 // And in a kernel whose programs each reduce a row of 8 KiB or more and
-// write it out (layer norm), the loop that writes the row, whose time goes
-// to stores, prefetches what the reducing loops prefetch one program
-// further: their next-program prefetches (pid_x + 1) with pid_x + 2. Reads
-// of memory then overlap the store walk as well as the reducing walks,
-// where the store walk used to leave them idle. Layer norm, 2 threads, in
-// turns with the previous code in one process: 4096 x 4096 +6-17%, 2048 x
-// 8192 +15%, 1024 x 16384 +23%; 1 thread +2-8%. Softmax's next-iteration
-// prefetches shifted the same way into its store walk measured no gain on
-// 2 threads and 6-7% less on 1, and are not.
+// write it out (layer norm), the next-program prefetches of the reducing
+// walks (pid_x + 1, each walk the whole row) become one set for pid_x + 2,
+// each line once, shared out over all the walks in order: the reducing walks
+// a fifth of the row each, the store walk, whose time goes to stores, the
+// rest. Reads of memory then run through every walk. Layer norm 4096 x 4096
+// with the kernel called per program from C (no launcher), in turns, 1 / 2
+// threads: 12.6 -> 13.0, 24.7 -> 25.5 and 21.4 -> 22.2 GB/s against the
+// previous placement (pid_x + 1 in each reducing walk, pid_x + 2 in the
+// store walk, each line two to four times). Softmax's next-iteration
+// prefetches shifted into its store walk measured no gain on 2 threads and
+// 6-7% less on 1, and are not.
 //
 //===----------------------------------------------------------------------===//
 
@@ -51,14 +53,27 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Dominance.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/MapVector.h"
+
+#include <set>
 
 namespace mlir::spine {
 #define GEN_PASS_DEF_SCHEDULETILEPREFETCHES
 #include "passes/Passes.h.inc"
 
 namespace {
+
+/// The parts of a row's next-program prefetches each reducing walk and the
+/// store walk take (spreadOverWalks): a reducing walk reads the row from the
+/// cache, the store walk waits on its stores. Layer norm 4096 x 4096 in a
+/// hand-written model (three walks, as bench/row_walks.c), the row two
+/// ahead, in turns: shares 1 : 1 : 3 of the row 16.0 / 29.0 GB/s on 1 / 2
+/// threads, 1 : 1 : 2 15.9 / 28.5, 1 : 1 : 4.7 15.7 / 28.1; the whole row
+/// in the store walk 15.1 / 24.3 (a copy 17.9 / 33.5).
+constexpr int64_t kReducingShare = 1;
+constexpr int64_t kStoringShare = 3;
 
 /// The trip count of a loop with constant bounds and positive step.
 std::optional<int64_t> constantTrips(scf::ForOp loop) {
@@ -188,6 +203,26 @@ Operation *storingOpAfter(Operation *op) {
   return nullptr;
 }
 
+/// The loops with constant trips in `nest` that hold its next-program
+/// prefetches (outside loops over tiles in it), innermost around each: a
+/// reducing walk's strips, one loop per version. Empty when one of those
+/// prefetches has none.
+SmallVector<scf::ForOp> nextProgramLoopsIn(Operation *nest) {
+  SmallVector<scf::ForOp> loops;
+  bool all = true;
+  nest->walk([&](LLVM::Prefetch prefetch) {
+    if (!prefetch->hasAttr(kNextProgramPrefetch) ||
+        loopOverTilesAround(prefetch))
+      return;
+    auto loop = prefetch->getParentOfType<scf::ForOp>();
+    if (!loop || !nest->isAncestor(loop) || !constantTrips(loop).value_or(0))
+      all = false;
+    else if (!llvm::is_contained(loops, loop))
+      loops.push_back(loop);
+  });
+  return all ? loops : SmallVector<scf::ForOp>();
+}
+
 /// Whether `prefetch` lies in a loop over tiles inside `op`: it belongs to
 /// that loop's iterations.
 bool inLoopOverTiles(LLVM::Prefetch prefetch, Operation *op) {
@@ -305,6 +340,39 @@ SmallVector<scf::ForOp> rowLoopsOf(Operation *copy) {
   return divisible ? outer : SmallVector<scf::ForOp>();
 }
 
+/// What a pruned copy of next-program prefetches reads, as far as telling
+/// copies apart goes: for each prefetch, the function's arguments its
+/// address is computed from (the kernel's pointers, strides and program
+/// ids), and the extents (trips times step) of the loops sharing them out.
+/// The later walks over a row read what the first read: their copies have
+/// the same footprint, though their versions differ.
+using Footprint = std::pair<std::set<SmallVector<unsigned>>, std::set<int64_t>>;
+Footprint footprintOf(Operation *copy) {
+  Footprint footprint;
+  copy->walk([&](LLVM::Prefetch prefetch) {
+    SmallVector<unsigned> arguments;
+    SmallVector<Value> work{prefetch.getAddr()};
+    DenseSet<Value> seen;
+    while (!work.empty()) {
+      Value value = work.pop_back_val();
+      if (!seen.insert(value).second)
+        continue;
+      if (auto argument = dyn_cast<BlockArgument>(value)) {
+        if (isa<func::FuncOp>(argument.getOwner()->getParentOp()))
+          arguments.push_back(argument.getArgNumber());
+        continue;
+      }
+      llvm::append_range(work, value.getDefiningOp()->getOperands());
+    }
+    llvm::sort(arguments);
+    footprint.first.insert(std::move(arguments));
+  });
+  for (scf::ForOp loop : rowLoopsOf(copy))
+    footprint.second.insert(*constantTrips(loop) *
+                            *getConstantIntValue(loop.getStep()));
+  return footprint;
+}
+
 /// Where the prefetches of some nests go: the loop that takes them, the
 /// insertion block in it (each of its steps runs the block once), how many
 /// steps it makes, and how to number the current step.
@@ -317,6 +385,11 @@ struct Host {
   bool firstHalf = false;
   /// The op in `body` to place them before; null: at the block's start.
   Operation *before = nullptr;
+  /// The part of each nest's rows (strips) this host takes: from `begin` to
+  /// `end` of `parts` equal parts (spreadOverWalks); by default all.
+  struct {
+    int64_t begin = 0, end = 1, parts = 1;
+  } share;
 };
 
 /// `(iv - lb) / step` of `loop`, built at `b`.
@@ -369,8 +442,7 @@ struct ScheduleTilePrefetchesPass
       }
     });
     for (auto &[stores, nests] : nestsBeforeStores)
-      for (Operation *nest : nests)
-        scheduleOneFurther(nest, stores);
+      spreadOverWalks(nests, stores);
 
     // The outermost op holding next-iteration prefetches (a copy's loop
     // nest, or the versions around it) in the block of a loop that follows
@@ -496,48 +568,115 @@ struct ScheduleTilePrefetchesPass
     }
   }
 
-  /// Copies the next-program prefetches of `nest` into the store walks
-  /// `stores` holds, one program further (see the file's header): in the
-  /// copy, pid_x advances by one. Only where they prefetch one program
-  /// ahead, i.e. each program reads at least the lookahead (8 KiB) in its
-  /// reducing loops: shorter rows already prefetch several programs ahead,
-  /// and the copy measured slower there (layer norm 4096 x 512: -1 to -8%;
-  /// 16384 x 1000: -4%) where longer rows gain (4096 x 4096: +6-17%;
-  /// 2048 x 8192: +15%).
-  static void scheduleOneFurther(Operation *nest, Operation *stores) {
-    std::optional<int64_t> programs = programsAheadOf(nest);
-    auto func = nest->getParentOfType<func::FuncOp>();
-    if (programs != 1 || func.getNumArguments() < kNumProgramIdArgs)
+  /// Shares out what the reducing walks `nests` prefetch of the next
+  /// program's row over those walks and the store walks `stores` holds, one
+  /// program further (see the file's header): copies of the nests' prefetches
+  /// with pid_x advanced by one, the first walks each taking kReducingShare
+  /// parts of the row, the store walk kStoringShare, in program order; the
+  /// nests' own next-program prefetches go. Only where they prefetch one
+  /// program ahead, i.e. each program reads at least the lookahead (8 KiB)
+  /// in its reducing loops: shorter rows already prefetch several programs
+  /// ahead, and the copy in the store walk measured slower there (layer norm
+  /// 4096 x 512: -1 to -8%; 16384 x 1000: -4%) where longer rows gain (4096
+  /// x 4096: +6-17%; 2048 x 8192: +15%).
+  static void spreadOverWalks(ArrayRef<Operation *> nests, Operation *stores) {
+    auto func = stores->getParentOfType<func::FuncOp>();
+    SmallVector<scf::ForOp> storeLoops = storingLoopsIn(stores);
+    if (func.getNumArguments() < kNumProgramIdArgs || storeLoops.empty())
       return;
-    OpBuilder b(stores);
-    Location loc = nest->getLoc();
+    OpBuilder b(nests.front());
+    Location loc = stores->getLoc();
     Value pid = func.getArgument(func.getNumArguments() - kNumProgramIdArgs);
     Value after = arith::AddIOp::create(
         b, loc, pid,
-        arith::ConstantOp::create(b, loc,
-                                  b.getIntegerAttr(pid.getType(), *programs)));
+        arith::ConstantOp::create(b, loc, b.getIntegerAttr(pid.getType(), 1)));
     IRMapping shift;
     shift.map(pid, after);
-    for (scf::ForOp loop : storingLoopsIn(stores)) {
-      Value number;
-      auto stepNumber = [&](OpBuilder &b, Location loc) {
-        return numberedOnce(b, loc, loop, number);
-      };
-      OpBuilder inLoop = OpBuilder::atBlockBegin(loop.getBody());
-      placeCopy(inLoop, {loop.getBody(), *constantTrips(loop), stepNumber},
-                nest, shift, [&](LLVM::Prefetch prefetch) {
-                  // One in a loop over tiles of its own in the copy belongs
-                  // to that loop's iterations, not to a step of the host.
-                  return prefetch->hasAttr(kNextProgramPrefetch) &&
-                         !inLoopOverTiles(prefetch, loop);
-                });
+    // One template per distinct row the nests prefetch, pid_x advanced,
+    // pruned to addresses and prefetches (before `stores`, where everything
+    // the nests use is defined); equal templates (the later walks read the
+    // row the first read) are kept once.
+    SmallVector<Operation *> templates;
+    SmallVector<Footprint> footprints;
+    // The walks that take shares, in order, each as its versions' loops.
+    SmallVector<SmallVector<scf::ForOp>> walks;
+    SmallVector<Operation *> hostingNests;
+    DominanceInfo dominance(func);
+    b.setInsertionPoint(stores);
+    for (Operation *nest : nests) {
+      if (programsAheadOf(nest) != 1)
+        continue;
+      Operation *copy = b.clone(*nest, shift);
+      copy->walk([&](LLVM::Prefetch prefetch) {
+        if (!prefetch->hasAttr(kNextProgramPrefetch) ||
+            inLoopOverTiles(prefetch, copy))
+          prefetch->erase();
+      });
+      if (!prune(copy) || rowLoopsOf(copy).empty()) {
+        copy->erase();
+        continue;
+      }
+      // Its copies go into the first walk too: what they use must be
+      // defined before it.
+      bool placeable =
+          !copy->walk([&](Operation *op) {
+                 for (Value operand : op->getOperands())
+                   if (!copy->isAncestor(
+                           operand.getParentRegion()->getParentOp()) &&
+                       !dominance.properlyDominates(operand, nests.front()))
+                     return WalkResult::interrupt();
+                 return WalkResult::advance();
+               })
+               .wasInterrupted();
+      SmallVector<scf::ForOp> loops = nextProgramLoopsIn(nest);
+      if (!placeable || loops.empty()) {
+        copy->erase();
+        continue;
+      }
+      walks.push_back(std::move(loops));
+      hostingNests.push_back(nest);
+      Footprint footprint = footprintOf(copy);
+      if (llvm::is_contained(footprints, footprint))
+        copy->erase();
+      else {
+        templates.push_back(copy);
+        footprints.push_back(std::move(footprint));
+      }
     }
-    // pid_x + n and its constant, when no copy took them.
-    Operation *constant = after.getDefiningOp()->getOperand(1).getDefiningOp();
-    if (after.use_empty()) {
+    if (templates.empty()) {
+      Operation *constant =
+          after.getDefiningOp()->getOperand(1).getDefiningOp();
       after.getDefiningOp()->erase();
       constant->erase();
+      return;
     }
+    walks.push_back(storeLoops);
+    int64_t total = kReducingShare * (walks.size() - 1) + kStoringShare;
+    int64_t before = 0;
+    for (auto [i, loops] : llvm::enumerate(walks)) {
+      int64_t share = i + 1 < walks.size() ? kReducingShare : kStoringShare;
+      for (scf::ForOp loop : loops) {
+        Value number;
+        auto stepNumber = [&](OpBuilder &b, Location loc) {
+          return numberedOnce(b, loc, loop, number);
+        };
+        OpBuilder inLoop = OpBuilder::atBlockBegin(loop.getBody());
+        Host host{loop.getBody(), *constantTrips(loop), stepNumber};
+        host.share = {before, before + share, total};
+        for (Operation *copy : templates)
+          placeCopy(inLoop, host, copy, IRMapping(),
+                    [](LLVM::Prefetch) { return true; });
+      }
+      before += share;
+    }
+    for (Operation *nest : hostingNests)
+      nest->walk([&](LLVM::Prefetch prefetch) {
+        if (prefetch->hasAttr(kNextProgramPrefetch) &&
+            !loopOverTilesAround(prefetch))
+          prefetch->erase();
+      });
+    for (Operation *copy : templates)
+      copy->erase();
   }
 
   /// Places at `b`, at the start of each step of `host`, a copy of `nest`
@@ -566,11 +705,13 @@ struct ScheduleTilePrefetchesPass
     }
     for (scf::ForOp loop : rowLoops) {
       // Step i of n takes iterations [ceil(i R / n), ceil((i + 1) R / n))
-      // of the R (none from step n on): spread evenly, also when there are
-      // fewer iterations than steps.
-      int64_t lb = *getConstantIntValue(loop.getLowerBound());
+      // of the R in the host's share (none from step n on): spread evenly,
+      // also when there are fewer iterations than steps.
+      int64_t trips = *constantTrips(loop);
+      int64_t first = trips * host.share.begin / host.share.parts;
+      int64_t count = trips * host.share.end / host.share.parts - first;
       int64_t step = *getConstantIntValue(loop.getStep());
-      int64_t count = *constantTrips(loop);
+      int64_t lb = *getConstantIntValue(loop.getLowerBound()) + first * step;
       OpBuilder::InsertionGuard guard(b);
       b.setInsertionPoint(loop);
       int64_t steps =

@@ -205,7 +205,7 @@ def test_layer_norm_prefetches_the_next_programs_row():
 
 
 # An L2 prefetch as spine-vectorize-element-loops makes it for the next program (marked with how
-# many programs ahead), and one spine-schedule-tile-prefetches copied into the store walk (unmarked).
+# many programs ahead), and one spine-schedule-tile-prefetches shared out over the walks (unmarked).
 NEXT_PROGRAM_PREFETCH = re.compile(
     r'"?llvm\.intr\.prefetch"?\(%[^)]*\) <\{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32\}> '
     r"\{spine\.next_program_prefetch = 1 : i64\}"
@@ -218,9 +218,10 @@ STORE_WALK_PREFETCH = re.compile(
 @pytest.mark.parametrize("threads", [1, 2])
 @pytest.mark.parametrize("M, n", [(5, 4096), (3, 8192), (4, 16384), (2, 4096), (1, 4096)])
 def test_layer_norm_store_walk_prefetches_the_program_after_next(M, n, threads):
-    # Rows of 8 KiB or more: the walk that writes the row also prefetches, into L2, the row of
-    # pid_x + 2, behind a check that it exists (the last two programs have none). 16384 floats
-    # keep their buffers on the heap, which the copy leaves out.
+    # Rows of 8 KiB or more: the walks over a row of one block, the one that writes it included,
+    # share out prefetches into L2 of pid_x + 2's row, behind a check that it exists (the last two
+    # programs have none); the versions for rows of several blocks keep theirs of pid_x + 1.
+    # 16384 floats keep their buffers on the heap, which the copies leave out.
     llmlir = checked_layer_norm(M, n, threads).asm["llmlir"]
     assert NEXT_PROGRAM_PREFETCH.search(llmlir)
     assert STORE_WALK_PREFETCH.search(llmlir)

@@ -470,49 +470,67 @@ func.func @exponentials_of_a_view(%in: i64, %view: memref<64xf32>, %rows: index)
   return
 }
 
-// A program that reduces its row (pid_x's, 256 floats) into a buffer it
-// allocates, prefetching the next program's row (as
-// spine-vectorize-element-loops marks the prefetches: one program ahead),
-// then writes the row out. The store walk (16 steps of 16 lanes) takes a
-// copy of the reducing nest that prefetches pid_x + 2's row into L2, its 4
-// strips of 64 lanes shared out over the steps, without the loads, the
-// buffer's writes or its allocation; the reducing loop keeps its own.
+// A program that reduces its row (pid_x's, 1024 floats) twice, the first
+// time into a buffer it allocates, each walk prefetching the next program's
+// row (as spine-vectorize-element-loops marks the prefetches: one program
+// ahead), then writes the row out. The two walks' prefetches read the same
+// row: one set of them, for pid_x + 2, its 16 strips of 64 lanes shared out
+// over the walks in parts 1 : 1 : 3 (strips [0, 3), [3, 6), [6, 16)), each
+// walk's steps taking an even share of its part, without the loads, the
+// buffer's writes or its allocation; the walks' own prefetches go.
 // CHECK-LABEL: func.func @row_then_store(
 // CHECK-SAME: %[[STRIDE:[^:]*]]: i64, %[[PID:[^:]*]]: i32, %{{[^:]*}}: i32, %{{[^:]*}}: i32, %[[PROGRAMS:[^:]*]]: i32
-// CHECK: scf.if
-// CHECK: memref.alloc
-// CHECK: scf.for
-// CHECK: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}> {spine.next_program_prefetch = 1 : i64}
-// CHECK: memref.dealloc
 // CHECK: %[[AFTER:.*]] = arith.addi %[[PID]], %c1_i32
-// CHECK: scf.for %[[J:.*]] = %c0 to %c256 step %c16 {
-// CHECK:   %[[SINCE:.*]] = arith.subi %[[J]], %c0
-// CHECK:   %[[STEP:.*]] = arith.divui %[[SINCE]], %c16
+// CHECK: memref.alloc
+// CHECK: scf.for %[[I:.*]] = %c0 to %c1024 step %c64
+// CHECK:   %[[SINCE1:.*]] = arith.subi %[[I]], %c0
+// CHECK:   %[[STEP1:.*]] = arith.divui %[[SINCE1]], %c64
 // CHECK-NOT: memref.alloc
-// CHECK:   scf.if
-// Step s of 16 takes strips [ceil(4 s / 16), ceil(4 (s + 1) / 16)) of 4.
-// CHECK:     %[[SCALED:.*]] = arith.muli %[[STEP]], %c4
-// CHECK:     %[[ROUNDED:.*]] = arith.addi %[[SCALED]], %c15
-// CHECK:     %[[FIRST:.*]] = arith.divui %[[ROUNDED]], %c16
-// CHECK:     %[[OFFSET:.*]] = arith.muli %[[FIRST]], %c64
-// CHECK:     %[[BEGIN:.*]] = arith.addi %c0{{.*}}, %[[OFFSET]]
-// CHECK:     scf.for %{{.*}} = %[[BEGIN]] to %{{.*}} step %c64
-// CHECK-NOT:   llvm.load
+// Step s of 16 takes strips ceil(3 s / 16) to ceil(3 (s + 1) / 16) of the
+// first 3.
+// CHECK:   arith.muli %[[STEP1]], %c3
+// CHECK:   arith.addi %{{.*}}, %c15
+// CHECK:   arith.divui %{{.*}}, %c16
+// CHECK:   scf.for
 // CHECK-NOT:   vector.store
-// CHECK:       %[[NEXT:.*]] = arith.addi %[[AFTER]], %c1_i32
-// CHECK:       %[[EXISTS:.*]] = arith.cmpi slt, %[[NEXT]], %[[PROGRAMS]]
+// CHECK:     %[[NEXT1:.*]] = arith.addi %[[AFTER]], %c1_i32
+// CHECK:     "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}> : (!llvm.ptr) -> ()
+// CHECK-NOT: spine.next_program_prefetch
+// CHECK:   vector.store
+// CHECK: memref.dealloc
+// CHECK: scf.for %[[K:.*]] = %c0 to %c1024 step %c64
+// CHECK:   %[[STEP2:.*]] = arith.divui %{{.*}}, %c64
+// CHECK:   arith.muli %[[STEP2]], %c3
+// CHECK:   %[[FIRST2:.*]] = arith.divui %{{.*}}, %c16
+// CHECK:   %[[OFFSET2:.*]] = arith.muli %[[FIRST2]], %c64
+// CHECK:   arith.addi %c192{{.*}}, %[[OFFSET2]]
+// CHECK:   "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}> : (!llvm.ptr) -> ()
+// CHECK-NOT: spine.next_program_prefetch
+// CHECK: scf.for %[[J:.*]] = %c0 to %c1024 step %c16 {
+// CHECK:   %[[STEP3:.*]] = arith.divui %{{.*}}, %c16
+// CHECK-NOT: memref.alloc
+// Step s of 64 takes strips 6 + ceil(10 s / 64) to 6 + ceil(10 (s + 1) / 64).
+// CHECK:   arith.muli %[[STEP3]], %c10
+// CHECK:   arith.addi %{{.*}}, %c63
+// CHECK:   %[[FIRST3:.*]] = arith.divui %{{.*}}, %c64
+// CHECK:   %[[OFFSET3:.*]] = arith.muli %[[FIRST3]], %c64
+// CHECK:   %[[BEGIN3:.*]] = arith.addi %c384{{.*}}, %[[OFFSET3]]
+// CHECK:   scf.for %{{.*}} = %[[BEGIN3]] to %{{.*}} step %c64
+// CHECK-NOT:   llvm.load
+// CHECK:       %[[NEXT3:.*]] = arith.addi %[[AFTER]], %c1_i32
+// CHECK:       %[[EXISTS:.*]] = arith.cmpi slt, %[[NEXT3]], %[[PROGRAMS]]
 // CHECK:       scf.if %[[EXISTS]] {
-// CHECK:         %[[ROW:.*]] = arith.extsi %[[NEXT]]
+// CHECK:         %[[ROW:.*]] = arith.extsi %[[NEXT3]]
 // CHECK:         arith.muli %[[ROW]], %[[STRIDE]]
 // CHECK:         "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}> : (!llvm.ptr) -> ()
-// CHECK-NOT: memref.dealloc
+// CHECK-NOT: "llvm.intr.prefetch"
 // CHECK:   llvm.load
 // CHECK:   llvm.store
 func.func @row_then_store(%x: i64, %y: i64, %stride: i64, %pid: i32, %pid_y: i32, %pid_z: i32, %programs: i32, %programs_y: i32, %programs_z: i32) {
   %c0 = arith.constant 0 : index
   %c16 = arith.constant 16 : index
   %c64 = arith.constant 64 : index
-  %c256 = arith.constant 256 : index
+  %c1024 = arith.constant 1024 : index
   %c1_i32 = arith.constant 1 : i32
   %c4_i64 = arith.constant 4 : i64
   %true = arith.constant true
@@ -522,8 +540,8 @@ func.func @row_then_store(%x: i64, %y: i64, %stride: i64, %pid: i32, %pid_y: i32
   %row = arith.extsi %pid : i32 to i64
   %row_elements = arith.muli %row, %stride : i64
   scf.if %true {
-    %buf = memref.alloc() : memref<256xf32>
-    %sum = scf.for %i = %c0 to %c256 step %c64 iter_args(%acc = %zero) -> (vector<64xf32>) {
+    %buf = memref.alloc() : memref<1024xf32>
+    %sum = scf.for %i = %c0 to %c1024 step %c64 iter_args(%acc = %zero) -> (vector<64xf32>) {
       %i_i64 = arith.index_cast %i : index to i64
       %el = arith.addi %row_elements, %i_i64 : i64
       %bytes = arith.muli %el, %c4_i64 : i64
@@ -539,13 +557,33 @@ func.func @row_then_store(%x: i64, %y: i64, %stride: i64, %pid: i32, %pid_y: i32
         "llvm.intr.prefetch"(%ahead) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}> {spine.next_program_prefetch = 1 : i64} : (!llvm.ptr) -> ()
       }
       %v = llvm.load %src {alignment = 4 : i64} : !llvm.ptr -> vector<64xf32>
-      vector.store %v, %buf[%i] : memref<256xf32>, vector<64xf32>
+      vector.store %v, %buf[%i] : memref<1024xf32>, vector<64xf32>
       %s = arith.addf %acc, %v : vector<64xf32>
       scf.yield %s : vector<64xf32>
     }
-    memref.dealloc %buf : memref<256xf32>
+    memref.dealloc %buf : memref<1024xf32>
   }
-  scf.for %j = %c0 to %c256 step %c16 {
+  %squares = scf.for %k = %c0 to %c1024 step %c64 iter_args(%acc = %zero) -> (vector<64xf32>) {
+    %k_i64 = arith.index_cast %k : index to i64
+    %el = arith.addi %row_elements, %k_i64 : i64
+    %bytes = arith.muli %el, %c4_i64 : i64
+    %src = llvm.getelementptr %p[%bytes] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+    %next = arith.addi %pid, %c1_i32 : i32
+    %exists = arith.cmpi slt, %next, %programs : i32
+    scf.if %exists {
+      %next_row = arith.extsi %next : i32 to i64
+      %next_elements = arith.muli %next_row, %stride : i64
+      %next_el = arith.addi %next_elements, %k_i64 : i64
+      %next_bytes = arith.muli %next_el, %c4_i64 : i64
+      %ahead = llvm.getelementptr %p[%next_bytes] : (!llvm.ptr, i64) -> !llvm.ptr, i8
+      "llvm.intr.prefetch"(%ahead) <{cache = 1 : i32, hint = 2 : i32, rw = 0 : i32}> {spine.next_program_prefetch = 1 : i64} : (!llvm.ptr) -> ()
+    }
+    %v = llvm.load %src {alignment = 4 : i64} : !llvm.ptr -> vector<64xf32>
+    %s = arith.mulf %v, %v : vector<64xf32>
+    %t = arith.addf %acc, %s : vector<64xf32>
+    scf.yield %t : vector<64xf32>
+  }
+  scf.for %j = %c0 to %c1024 step %c16 {
     %j_i64 = arith.index_cast %j : index to i64
     %el = arith.addi %row_elements, %j_i64 : i64
     %bytes = arith.muli %el, %c4_i64 : i64
