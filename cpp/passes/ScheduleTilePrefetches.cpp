@@ -30,12 +30,14 @@
 // each line once, shared out over all the walks in order: the reducing walks
 // a fifth of the row each, the store walk, whose time goes to stores, the
 // rest. Reads of memory then run through every walk. Layer norm 4096 x 4096
-// with the kernel called per program from C (no launcher), in turns, 1 / 2
-// threads: 12.6 -> 13.0, 24.7 -> 25.5 and 21.4 -> 22.2 GB/s against the
-// previous placement (pid_x + 1 in each reducing walk, pid_x + 2 in the
-// store walk, each line two to four times). Softmax's next-iteration
-// prefetches shifted into its store walk measured no gain on 2 threads and
-// 6-7% less on 1, and are not.
+// with the kernel called per program from C (no launcher), in turns with the
+// previous placement built behind a temporary switch (pid_x + 1 in each
+// reducing walk, pid_x + 2 in the store walk), seven pairs of runs: 1
+// thread 12.6 -> 13.0, 13.6 -> 14.1, 14.4 -> 15.0 GB/s, 2 threads 24.7 ->
+// 25.5, 24.8 -> 26.0, 24.3 -> 24.8, 21.4 -> 22.2; through the launcher the
+// gain is within the noise. Softmax's next-iteration prefetches shifted
+// into its store walk measured no gain on 2 threads and 6-7% less on 1, and
+// are not.
 //
 //===----------------------------------------------------------------------===//
 
@@ -67,11 +69,10 @@ namespace {
 
 /// The parts of a row's next-program prefetches each reducing walk and the
 /// store walk take (spreadOverWalks): a reducing walk reads the row from the
-/// cache, the store walk waits on its stores. Layer norm 4096 x 4096 in a
-/// hand-written model (three walks, as bench/row_walks.c), the row two
-/// ahead, in turns: shares 1 : 1 : 3 of the row 16.0 / 29.0 GB/s on 1 / 2
-/// threads, 1 : 1 : 2 15.9 / 28.5, 1 : 1 : 4.7 15.7 / 28.1; the whole row
-/// in the store walk 15.1 / 24.3 (a copy 17.9 / 33.5).
+/// cache, the store walk waits on its stores. Chosen in a hand-written model
+/// of layer norm's three walks (shares 1 : 1 : 3, 1 : 1 : 2 and 1 : 1 : 4.7
+/// within 4% of each other); the compiled kernel's gain is in the file's
+/// header. docs/benchmarks.md (session 38) has the models' disagreement.
 constexpr int64_t kReducingShare = 1;
 constexpr int64_t kStoringShare = 3;
 
