@@ -259,6 +259,14 @@ def ScheduleTilePrefetches
     Nests whose prefetches are not all inside loops with constant bounds
     keep them where they are.
 
+    Loops that reduce a row and prefetch the next program's (marked one
+    program ahead: rows of 8 KiB or more, layer norm), followed by a loop
+    that stores to kernel memory, get one set of those prefetches for the
+    program after next (copies reading the same arguments over the same
+    extent count once), shared out in order over the reducing loops (a fifth
+    of the row each) and the store loop (the rest), each step an even share
+    of its part; the loops' own next-program prefetches go.
+
     With front-load-deferred set, a computing loop that also stores a row
     deferred by spine-defer-store-walks issues the prefetches in the first
     half of its steps: its stores share memory with them, and the walk after
