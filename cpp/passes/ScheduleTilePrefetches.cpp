@@ -341,6 +341,23 @@ SmallVector<scf::ForOp> rowLoopsOf(Operation *copy) {
   return divisible ? outer : SmallVector<scf::ForOp>();
 }
 
+/// A copy of `nest` at `b` (its values `shift` maps replaced) that keeps
+/// only the prefetches `keep` accepts and what their addresses need, with
+/// the loops that can be shared out (rowLoopsOf); null, and nothing left,
+/// when it cannot be shared out so.
+Operation *prunedCopy(OpBuilder &b, Operation *nest, IRMapping shift,
+                      function_ref<bool(LLVM::Prefetch)> keep) {
+  Operation *copy = b.clone(*nest, shift);
+  copy->walk([&](LLVM::Prefetch prefetch) {
+    if (!keep(prefetch))
+      prefetch->erase();
+  });
+  if (prune(copy) && !rowLoopsOf(copy).empty())
+    return copy;
+  copy->erase();
+  return nullptr;
+}
+
 /// What a pruned copy of next-program prefetches reads, as far as telling
 /// copies apart goes: for each prefetch, the function's arguments its
 /// address is computed from (the kernel's pointers, strides and program
@@ -605,18 +622,16 @@ struct ScheduleTilePrefetchesPass
     DominanceInfo dominance(func);
     b.setInsertionPoint(stores);
     for (Operation *nest : nests) {
-      if (programsAheadOf(nest) != 1)
+      SmallVector<scf::ForOp> loops = nextProgramLoopsIn(nest);
+      if (programsAheadOf(nest) != 1 || loops.empty())
         continue;
-      Operation *copy = b.clone(*nest, shift);
-      copy->walk([&](LLVM::Prefetch prefetch) {
-        if (!prefetch->hasAttr(kNextProgramPrefetch) ||
-            inLoopOverTiles(prefetch, copy))
-          prefetch->erase();
-      });
-      if (!prune(copy) || rowLoopsOf(copy).empty()) {
-        copy->erase();
+      Operation *copy =
+          prunedCopy(b, nest, shift, [&](LLVM::Prefetch prefetch) {
+            return prefetch->hasAttr(kNextProgramPrefetch) &&
+                   !loopOverTilesAround(prefetch);
+          });
+      if (!copy)
         continue;
-      }
       // Its copies go into the first walk too: what they use must be
       // defined before it.
       bool placeable =
@@ -629,8 +644,7 @@ struct ScheduleTilePrefetchesPass
                  return WalkResult::advance();
                })
                .wasInterrupted();
-      SmallVector<scf::ForOp> loops = nextProgramLoopsIn(nest);
-      if (!placeable || loops.empty()) {
+      if (!placeable) {
         copy->erase();
         continue;
       }
@@ -692,19 +706,10 @@ struct ScheduleTilePrefetchesPass
     auto index = [&](int64_t v) {
       return arith::ConstantIndexOp::create(b, loc, v).getResult();
     };
-    Operation *copy = b.clone(*nest, shift);
-    copy->walk([&](LLVM::Prefetch prefetch) {
-      if (!keep(prefetch))
-        prefetch->erase();
-    });
-    SmallVector<scf::ForOp> rowLoops;
-    if (prune(copy))
-      rowLoops = rowLoopsOf(copy);
-    if (rowLoops.empty()) {
-      copy->erase();
+    Operation *copy = prunedCopy(b, nest, shift, keep);
+    if (!copy)
       return false;
-    }
-    for (scf::ForOp loop : rowLoops) {
+    for (scf::ForOp loop : rowLoopsOf(copy)) {
       // Step i of n takes iterations [ceil(i R / n), ceil((i + 1) R / n))
       // of the R in the host's share (none from step n on): spread evenly,
       // also when there are fewer iterations than steps.
