@@ -120,6 +120,23 @@ def BoundShiftedExponents
   let dependentDialects = ["arith::ArithDialect"];
 }
 
+def AccumulateNarrowFloats
+    : Pass<"spine-accumulate-narrow-floats", "ModuleOp"> {
+  let summary = "Reductions, scans and dots of f16, bf16 and fp8 accumulate in f32";
+  let description = [{
+    On TTIR. tt.reduce and tt.scan whose combine region rounds a float
+    narrower than f32 (addf, subf, mulf, divf or truncf into one) take their
+    narrow operands extended to f32, compute the region in f32 and round
+    their results back once; combines of only maxima, minima, compares and
+    selects are exact either way and stay. tt.dot with a narrow accumulator
+    multiplies into an f32 one and rounds after the dot. Sequential loops
+    rounding a narrow accumulator at every step lose whole sums (a bf16
+    cumsum of ones stops at 256); Triton leaves the order and precision of
+    these ops open, GPUs reduce in trees and torch accumulates in f32.
+  }];
+  let dependentDialects = ["arith::ArithDialect"];
+}
+
 def LegalizeFloatTypes : Pass<"spine-legalize-float-types", "ModuleOp"> {
   let summary = "fp8 values as their bytes; float conversions targets lack as arithmetic";
   let description = [{
