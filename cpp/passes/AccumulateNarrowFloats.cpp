@@ -97,7 +97,7 @@ void buildWidenedCombine(Block &combine, Block *block, IRMapping &map) {
     if (isa<arith::ExtFOp, arith::TruncFOp>(op)) {
       // A conversion to or from a narrow float is f32 to f32 now, or f32 to
       // and from f64.
-      Value in = map.lookup(op.getOperand(0));
+      Value in = map.lookupOrDefault(op.getOperand(0));
       Type type = widened(op.getResult(0).getType());
       Value out = in;
       if (in.getType() != type) {

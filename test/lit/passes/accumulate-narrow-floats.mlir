@@ -121,3 +121,31 @@ tt.func @dots(%a: tensor<32x16xf16>, %b: tensor<16x32xf16>, %c: tensor<32x32xf16
   %q = tt.dot %a, %b, %d : tensor<32x16xf16> * tensor<16x32xf16> -> tensor<32x32xf32>
   tt.return %p, %q : tensor<32x32xf16>, tensor<32x32xf32>
 }
+
+// A combine converting a value from above it (an f32 here) and a narrow one:
+// the f32 one is extended to f64 as before, the narrow one to f32 where it is
+// used, and the f64 sum is rounded to f32 instead of bf16.
+// CHECK-LABEL: tt.func @values_from_above
+// CHECK: "tt.reduce"(%{{.*}}) <{axis = 0 : i32}> ({
+// CHECK: ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32):
+// CHECK: %[[YW:.*]] = arith.extf %{{.*}} : f32 to f64
+// CHECK: %[[S:.*]] = arith.addf %[[A]], %[[B]] : f32
+// CHECK: %[[HW:.*]] = arith.extf %{{.*}} : bf16 to f32
+// CHECK: %[[SH:.*]] = arith.addf %[[S]], %[[HW]] : f32
+// CHECK: %[[SW:.*]] = arith.extf %[[SH]] : f32 to f64
+// CHECK: %[[T:.*]] = arith.addf %[[SW]], %[[YW]] : f64
+// CHECK: %[[TN:.*]] = arith.truncf %[[T]] : f64 to f32
+// CHECK: tt.reduce.return %[[TN]] : f32
+tt.func @values_from_above(%x: tensor<64xbf16>, %y: f32, %h: bf16) -> bf16 {
+  %s = "tt.reduce"(%x) <{axis = 0 : i32}> ({
+  ^bb0(%a: bf16, %b: bf16):
+    %yw = arith.extf %y : f32 to f64
+    %c = arith.addf %a, %b : bf16
+    %ch = arith.addf %c, %h : bf16
+    %cw = arith.extf %ch : bf16 to f64
+    %t = arith.addf %cw, %yw : f64
+    %tn = arith.truncf %t : f64 to bf16
+    tt.reduce.return %tn : bf16
+  }) : (tensor<64xbf16>) -> bf16
+  tt.return %s : bf16
+}
