@@ -74,7 +74,17 @@ struct FuseElementwiseOpsPass
       Operation *producer = fused->get().getDefiningOp();
       return producer && producer->hasOneUse();
     };
-    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, singleUse);
+    // A matmul stays a named op for spine-vectorize-matmul. Folding a
+    // reshape of its operand into it (a tile of fp4 pairs unpacked by a join
+    // and a collapse) made it a generic over a split K, into which
+    // elementwise fusion then moved the operand's decoding: a scalar loop
+    // decoding each element once per column (2.8 GFLOP/s).
+    linalg::ControlFusionFn intoNonMatmul = [](OpOperand *fused) {
+      Operation *producer = fused->get().getDefiningOp();
+      return producer && producer->hasOneUse() &&
+             !isa<linalg::MatmulOp, linalg::BatchMatmulOp>(fused->getOwner());
+    };
+    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, intoNonMatmul);
     tensor::populateBubbleUpExpandShapePatterns(patterns);
     affine::AffineApplyOp::getCanonicalizationPatterns(patterns, context);
     linalg::GenericOp::getCanonicalizationPatterns(patterns, context);

@@ -45,3 +45,26 @@ func.func @cheap_producer_in_every_user(%x: tensor<64xf32>, %n: i32) -> (tensor<
   } -> tensor<64xf32>
   return %masked, %scaled : tensor<64xf32>, tensor<64xf32>
 }
+
+// An operand unpacked by a join and a collapse (an fp4 tile of tl.dot_scaled)
+// stays a tensor the matmul reads: folding the collapse into the matmul made
+// it a generic over a split K, with the unpacking fused into it and computed
+// again for every column.
+// CHECK-LABEL: func.func @unpacked_operand_of_a_matmul
+// CHECK: %[[PAIRS:.*]] = linalg.generic
+// CHECK: %[[A:.*]] = tensor.collapse_shape %[[PAIRS]]
+// CHECK: linalg.matmul ins(%[[A]], %{{.*}} : tensor<16x64xf32>, tensor<64x16xf32>)
+func.func @unpacked_operand_of_a_matmul(%lo: tensor<16x32xf32>, %hi: tensor<16x32xf32>, %b: tensor<64x16xf32>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %e = tensor.empty() : tensor<16x32x2xf32>
+  %j = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%lo, %hi : tensor<16x32xf32>, tensor<16x32xf32>) outs(%e : tensor<16x32x2xf32>) {
+  ^bb0(%x: f32, %y: f32, %o: f32):
+    %i = linalg.index 2 : index
+    %c0 = arith.constant 0 : index
+    %first = arith.cmpi eq, %i, %c0 : index
+    %v = arith.select %first, %x, %y : f32
+    linalg.yield %v : f32
+  } -> tensor<16x32x2xf32>
+  %a = tensor.collapse_shape %j [[0], [1, 2]] : tensor<16x32x2xf32> into tensor<16x64xf32>
+  %d = linalg.matmul ins(%a, %b : tensor<16x64xf32>, tensor<64x16xf32>) outs(%c : tensor<16x16xf32>) -> tensor<16x16xf32>
+  return %d : tensor<16x16xf32>
+}
