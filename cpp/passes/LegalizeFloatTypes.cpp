@@ -151,11 +151,6 @@ std::optional<bool> isTowardZero(arith::TruncFOp op) {
 }
 
 LogicalResult legalizeOp(Operation *op) {
-  // Scaled dots are refused here, before their fp8 operands become bytes
-  // their verifier would reject with a less helpful message.
-  if (isa<triton::DotScaledOp>(op))
-    return op->emitError() << "spine-triton cannot lower '" << op->getName()
-                           << "' yet";
   Rewriter r(op);
   if (auto cvt = dyn_cast<triton::FpToFpOp>(op)) {
     // Conversions between standard formats are left to the Linalg lowering.

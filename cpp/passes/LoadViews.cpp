@@ -62,7 +62,7 @@ bool canReadInPlace(Operation *op, SmallVectorImpl<Operation *> *stores) {
           last = inBlock;
         continue;
       }
-      if (isa<triton::DotOp, triton::DotScaledOp>(user))
+      if (isa<triton::DotOp>(user))
         return false;
       if (mayWrite(inBlock) && !(stores && isa<triton::StoreOp>(inBlock)))
         return false;

@@ -120,6 +120,20 @@ def BoundShiftedExponents
   let dependentDialects = ["arith::ArithDialect"];
 }
 
+def DecomposeScaledDots : Pass<"spine-decompose-scaled-dots", "ModuleOp"> {
+  let summary = "tt.dot_scaled as operands decoded, scaled and a tt.dot";
+  let description = [{
+    On TTIR. Each tt.dot_scaled becomes its operands decoded to f32 (fp4
+    nibbles by integer arithmetic, fp8, bf16 and fp16 by arith.extf),
+    multiplied by their block scales (e8m0 bytes as powers of two, 0xFF as
+    NaN; or float scales), and a tt.dot of the results: in f32, or with
+    fastMath in bf16 when both formats are exact in bf16 once scaled (e2m1,
+    e4m3, e5m2, bf16), as Triton's emulation on GPUs does. fp6 formats are
+    an error.
+  }];
+  let dependentDialects = ["arith::ArithDialect"];
+}
+
 def AccumulateNarrowFloats
     : Pass<"spine-accumulate-narrow-floats", "ModuleOp"> {
   let summary = "Reductions, scans and dots of f16, bf16 and fp8 accumulate in f32";

@@ -99,6 +99,7 @@ void buildTritonToLinalgPipeline(OpPassManager &pm) {
   pm.addPass(createPeelConstantAccumulators());
   pm.addPass(createCanonicalizerPass());
   pm.addPass(createSaturateFloatToInt());
+  pm.addPass(createDecomposeScaledDots());
   pm.addPass(createAccumulateNarrowFloats());
   pm.addPass(createLegalizeFloatTypes());
   pm.addPass(createBoundShiftedExponents());

@@ -302,25 +302,3 @@ def test_half_tiles_round_trip_without_library_calls(dtype):
     rtol = 2**-7 if dtype == torch.bfloat16 else 2**-10
     torch.testing.assert_close(c[finite].float(), expected[finite], rtol=rtol, atol=1e-2)
     assert not re.search(r"call\w*\s+__truncsfbf2", compiled.asm["asm"])
-
-
-@triton.jit
-def dot_scaled_kernel(a_ptr, a_scale_ptr, b_ptr, b_scale_ptr, c_ptr):
-    offs = tl.arange(0, 32)
-    a = tl.load(a_ptr + offs[:, None] * 32 + offs[None, :])
-    b = tl.load(b_ptr + offs[:, None] * 32 + offs[None, :])
-    a_scale = tl.load(a_scale_ptr + offs)
-    b_scale = tl.load(b_scale_ptr + offs)
-    c = tl.dot_scaled(a, a_scale[:, None], "e4m3", b, b_scale[:, None], "e4m3")
-    tl.store(c_ptr + offs[:, None] * 32 + offs[None, :], c)
-
-
-def test_dot_scaled_is_a_clear_compile_error():
-    a = torch.zeros(32, 32, dtype=torch.float8_e4m3fn)
-    scale = torch.zeros(32, dtype=torch.uint8)
-    c = torch.empty(32, 32)
-    with pytest.raises(Exception) as error:
-        dot_scaled_kernel[(1,)](a, scale, a, scale, c)
-    message = str(error.value)
-    assert "cannot lower 'tt.dot_scaled'" in message, message
-    assert "test_dot.py" in message, message

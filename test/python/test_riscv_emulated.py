@@ -24,6 +24,7 @@ from triton.language.extra import libdevice
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
 from bare_matmul import bare_matmul_kernel
 from test_dot import dot_kernel
+from test_dot_scaled import run_scaled_dot
 from test_edge_cases import check_integer_division, check_shifts
 from test_grid_stride_loops import softmax_rows
 from tutorial_matmul import matmul_args
@@ -104,6 +105,12 @@ def test_matmul(dtype):
     grid = (triton.cdiv(M, 16), triton.cdiv(N, 32))
     bare_matmul_kernel[grid](*matmul_args(a, b, c), BLOCK_M=16, BLOCK_N=32, BLOCK_K=16)
     torch.testing.assert_close(c, a.float() @ b.float(), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("fast_math", [False, True], ids=["f32", "bf16"])
+def test_scaled_dot(fast_math):
+    # fp4 x fp8 with e8m0 scales and an accumulator: the fp4 decoding is RVV integer code.
+    run_scaled_dot("e2m1", "e4m3", m=16, n=32, k=64, with_acc=True, fast_math=fast_math)
 
 
 def test_int8_matmul_is_exact():

@@ -1,0 +1,109 @@
+// RUN: spine-triton-opt --split-input-file --spine-decompose-scaled-dots %s | FileCheck %s
+// RUN: spine-triton-opt --triton-to-linalg-experimental %s -o /dev/null
+
+// fp4 pairs along K (low nibble first) are decoded by integer arithmetic,
+// joined and reshaped to K; fp8 is extended; e8m0 scales become powers of two
+// (0 the subnormal 2^-127, 0xFF NaN), repeated over their blocks of 32 (the
+// rhs's transposed to [K, N]) and multiplied in; the dot multiplies f32.
+// CHECK-LABEL: tt.func @e2m1_times_e4m3
+// CHECK-SAME: (%[[A:.*]]: tensor<16x32xi8>, %[[SA:.*]]: tensor<16x2xi8>, %[[B:.*]]: tensor<64x16xf8E4M3FN>, %[[SB:.*]]: tensor<16x2xi8>, %[[C:.*]]: tensor<16x16xf32>)
+// CHECK: %[[LOW:.*]] = arith.andi %[[A]], %{{.*}} : tensor<16x32xi8>
+// CHECK: %[[SHIFTED:.*]] = arith.shrui %[[A]], %{{.*}} : tensor<16x32xi8>
+// CHECK: %[[HIGH:.*]] = arith.andi %[[SHIFTED]], %{{.*}} : tensor<16x32xi8>
+// CHECK: arith.extui %[[LOW]] : tensor<16x32xi8> to tensor<16x32xi32>
+// CHECK: %[[FIRST:.*]] = arith.bitcast %{{.*}} : tensor<16x32xi32> to tensor<16x32xf32>
+// CHECK: arith.extui %[[HIGH]] : tensor<16x32xi8> to tensor<16x32xi32>
+// CHECK: %[[SECOND:.*]] = arith.bitcast %{{.*}} : tensor<16x32xi32> to tensor<16x32xf32>
+// CHECK: %[[PAIRS:.*]] = tt.join %[[FIRST]], %[[SECOND]] : tensor<16x32xf32> -> tensor<16x32x2xf32>
+// CHECK: %[[AV:.*]] = tt.reshape %[[PAIRS]] : tensor<16x32x2xf32> -> tensor<16x64xf32>
+// CHECK: %[[BV:.*]] = arith.extf %[[B]] : tensor<64x16xf8E4M3FN> to tensor<64x16xf32>
+// CHECK: %[[SA32:.*]] = arith.extui %[[SA]] : tensor<16x2xi8> to tensor<16x2xi32>
+// CHECK: %[[POW:.*]] = arith.shli %[[SA32]], %{{.*}} : tensor<16x2xi32>
+// CHECK: %[[SUBNORMAL:.*]] = arith.constant dense<4194304> : tensor<16x2xi32>
+// CHECK: %[[ZERO:.*]] = arith.constant dense<0> : tensor<16x2xi32>
+// CHECK: %[[ISZERO:.*]] = arith.cmpi eq, %[[SA32]], %[[ZERO]] : tensor<16x2xi32>
+// CHECK: %[[NOZERO:.*]] = arith.select %[[ISZERO]], %[[SUBNORMAL]], %[[POW]]
+// CHECK: %[[NAN:.*]] = arith.constant dense<2143289344> : tensor<16x2xi32>
+// CHECK: %[[FF:.*]] = arith.constant dense<255> : tensor<16x2xi32>
+// CHECK: %[[ISNAN:.*]] = arith.cmpi eq, %[[SA32]], %[[FF]] : tensor<16x2xi32>
+// CHECK: %[[SABITS:.*]] = arith.select %[[ISNAN]], %[[NAN]], %[[NOZERO]]
+// CHECK: %[[SAF:.*]] = arith.bitcast %[[SABITS]] : tensor<16x2xi32> to tensor<16x2xf32>
+// CHECK: %[[SAX:.*]] = tt.expand_dims %[[SAF]] {axis = 2 : i32} : tensor<16x2xf32> -> tensor<16x2x1xf32>
+// CHECK: %[[SAB:.*]] = tt.broadcast %[[SAX]] : tensor<16x2x1xf32> -> tensor<16x2x32xf32>
+// CHECK: %[[SAR:.*]] = tt.reshape %[[SAB]] : tensor<16x2x32xf32> -> tensor<16x64xf32>
+// CHECK: %[[AS:.*]] = arith.mulf %[[AV]], %[[SAR]] : tensor<16x64xf32>
+// CHECK: arith.extui %[[SB]] : tensor<16x2xi8> to tensor<16x2xi32>
+// CHECK: %[[SBR:.*]] = tt.reshape %{{.*}} : tensor<16x2x32xf32> -> tensor<16x64xf32>
+// CHECK: %[[SBT:.*]] = tt.trans %[[SBR]] {order = array<i32: 1, 0>} : tensor<16x64xf32> -> tensor<64x16xf32>
+// CHECK: %[[BS:.*]] = arith.mulf %[[BV]], %[[SBT]] : tensor<64x16xf32>
+// CHECK-NOT: arith.truncf
+// CHECK: %[[D:.*]] = tt.dot %[[AS]], %[[BS]], %[[C]] : tensor<16x64xf32> * tensor<64x16xf32> -> tensor<16x16xf32>
+// CHECK: tt.return %[[D]]
+// CHECK-NOT: tt.dot_scaled
+tt.func @e2m1_times_e4m3(%a: tensor<16x32xi8>, %sa: tensor<16x2xi8>, %b: tensor<64x16xf8E4M3FN>, %sb: tensor<16x2xi8>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %d = tt.dot_scaled %a scale %sa, %b scale %sb, %c lhs = e2m1 rhs = e4m3 {fastMath = false} : tensor<16x32xi8>, tensor<16x2xi8> * tensor<64x16xf8E4M3FN>, tensor<16x2xi8> -> tensor<16x16xf32>
+  tt.return %d : tensor<16x16xf32>
+}
+
+// -----
+
+// With fastMath, formats exact in bf16 once scaled multiply bf16.
+// CHECK-LABEL: tt.func @fast_math_bf16
+// CHECK: %[[AS:.*]] = arith.mulf %{{.*}}, %{{.*}} : tensor<16x32xf32>
+// CHECK: %[[BS:.*]] = arith.mulf %{{.*}}, %{{.*}} : tensor<32x16xf32>
+// CHECK: %[[A16:.*]] = arith.truncf %[[AS]] : tensor<16x32xf32> to tensor<16x32xbf16>
+// CHECK: %[[B16:.*]] = arith.truncf %[[BS]] : tensor<32x16xf32> to tensor<32x16xbf16>
+// CHECK: tt.dot %[[A16]], %[[B16]], %{{.*}} : tensor<16x32xbf16> * tensor<32x16xbf16> -> tensor<16x16xf32>
+tt.func @fast_math_bf16(%a: tensor<16x32xf8E5M2>, %sa: tensor<16x1xi8>, %b: tensor<32x16xbf16>, %sb: tensor<16x1xi8>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %d = tt.dot_scaled %a scale %sa, %b scale %sb, %c lhs = e5m2 rhs = bf16 {fastMath = true} : tensor<16x32xf8E5M2>, tensor<16x1xi8> * tensor<32x16xbf16>, tensor<16x1xi8> -> tensor<16x16xf32>
+  tt.return %d : tensor<16x16xf32>
+}
+
+// -----
+
+// fp16 does not fit bf16: f32 even with fastMath. Without scales nothing is
+// multiplied in.
+// CHECK-LABEL: tt.func @fp16_unscaled
+// CHECK-NOT: arith.mulf
+// CHECK: %[[AV:.*]] = arith.extf %{{.*}} : tensor<16x32xf16> to tensor<16x32xf32>
+// CHECK: %[[BV:.*]] = arith.extf %{{.*}} : tensor<32x16xf8E4M3FN> to tensor<32x16xf32>
+// CHECK-NOT: arith.mulf
+// CHECK: tt.dot %[[AV]], %[[BV]], %{{.*}} : tensor<16x32xf32> * tensor<32x16xf32> -> tensor<16x16xf32>
+tt.func @fp16_unscaled(%a: tensor<16x32xf16>, %b: tensor<32x16xf8E4M3FN>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %d = tt.dot_scaled %a, %b, %c lhs = fp16 rhs = e4m3 {fastMath = true} : tensor<16x32xf16> * tensor<32x16xf8E4M3FN> -> tensor<16x16xf32>
+  tt.return %d : tensor<16x16xf32>
+}
+
+// -----
+
+// fp4 packed along M (lhs) and N (rhs); an fp8 scale per 16 elements (NVFP4).
+// The lhs's pair axis moves behind M before the reshape; the rhs's pairs lie
+// along N, its last dimension.
+// CHECK-LABEL: tt.func @fp4_packed_along_m_and_n
+// CHECK: %[[AJ:.*]] = tt.join %{{.*}}, %{{.*}} : tensor<8x32xf32> -> tensor<8x32x2xf32>
+// CHECK: %[[AT:.*]] = tt.trans %[[AJ]] {order = array<i32: 0, 2, 1>} : tensor<8x32x2xf32> -> tensor<8x2x32xf32>
+// CHECK: %[[AV:.*]] = tt.reshape %[[AT]] : tensor<8x2x32xf32> -> tensor<16x32xf32>
+// CHECK: %[[BJ:.*]] = tt.join %{{.*}}, %{{.*}} : tensor<32x8xf32> -> tensor<32x8x2xf32>
+// CHECK: %[[BV:.*]] = tt.reshape %[[BJ]] : tensor<32x8x2xf32> -> tensor<32x16xf32>
+// CHECK: %[[SAF:.*]] = arith.extf %{{.*}} : tensor<16x2xf8E4M3FN> to tensor<16x2xf32>
+// CHECK: %[[SAX:.*]] = tt.expand_dims %[[SAF]] {axis = 2 : i32} : tensor<16x2xf32> -> tensor<16x2x1xf32>
+// CHECK: tt.broadcast %[[SAX]] : tensor<16x2x1xf32> -> tensor<16x2x16xf32>
+// CHECK: arith.mulf %[[AV]], %{{.*}} : tensor<16x32xf32>
+// CHECK: tt.dot %{{.*}}, %[[BV]], %{{.*}} : tensor<16x32xf32> * tensor<32x16xf32> -> tensor<16x16xf32>
+tt.func @fp4_packed_along_m_and_n(%a: tensor<8x32xi8>, %sa: tensor<16x2xf8E4M3FN>, %b: tensor<32x8xi8>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %d = tt.dot_scaled %a scale %sa, %b, %c lhs = e2m1 rhs = e2m1 {fastMath = false, lhs_k_pack = false, rhs_k_pack = false} : tensor<8x32xi8>, tensor<16x2xf8E4M3FN> * tensor<32x8xi8> -> tensor<16x16xf32>
+  tt.return %d : tensor<16x16xf32>
+}
+
+// -----
+
+// Batched: scales [B, rows, K / 32]; the rhs's factors swap the last two
+// dimensions only.
+// CHECK-LABEL: tt.func @batched
+// CHECK: tt.expand_dims %{{.*}} {axis = 3 : i32} : tensor<2x16x2xf32> -> tensor<2x16x2x1xf32>
+// CHECK: tt.trans %{{.*}} {order = array<i32: 0, 2, 1>} : tensor<2x16x64xf32> -> tensor<2x64x16xf32>
+// CHECK: tt.dot %{{.*}}, %{{.*}}, %{{.*}} : tensor<2x16x64xf32> * tensor<2x64x16xf32> -> tensor<2x16x16xf32>
+tt.func @batched(%a: tensor<2x16x64xf8E4M3FN>, %sa: tensor<2x16x2xi8>, %b: tensor<2x64x16xf8E4M3FN>, %sb: tensor<2x16x2xi8>, %c: tensor<2x16x16xf32>) -> tensor<2x16x16xf32> {
+  %d = tt.dot_scaled %a scale %sa, %b scale %sb, %c lhs = e4m3 rhs = e4m3 {fastMath = false} : tensor<2x16x64xf8E4M3FN>, tensor<2x16x2xi8> * tensor<2x64x16xf8E4M3FN>, tensor<2x16x2xi8> -> tensor<2x16x16xf32>
+  tt.return %d : tensor<2x16x16xf32>
+}
