@@ -20,10 +20,18 @@ struct Float8Format {
   /// f8E5M2 reserves its top exponent for infinities and NaNs like IEEE
   /// formats; f8E4M3FN has no infinity and only S.1111.111 is NaN.
   bool hasInfinity;
+  /// The FNUZ formats (AMD's; triton's fp8e4b8 and fp8e5b16) have no
+  /// infinity and no negative zero: 0x80 is their one NaN, every other
+  /// pattern a number, and their bias is one more than IEEE's.
+  bool fnuz = false;
 
-  int64_t bias() const { return (int64_t(1) << (exponentBits - 1)) - 1; }
+  int64_t bias() const {
+    return (int64_t(1) << (exponentBits - 1)) - (fnuz ? 0 : 1);
+  }
   /// The magnitude bits of the largest finite value.
   int64_t maxFinite() const {
+    if (fnuz)
+      return 0x7f;
     if (!hasInfinity)
       return 0x7e; // S.1111.111 is NaN
     return ((int64_t(1) << exponentBits) - 2) << mantissaBits |
@@ -37,6 +45,10 @@ struct Float8Format {
 Float8Format getFloat8Format(FloatType type) {
   if (isa<Float8E5M2Type>(type))
     return {5, 2, /*hasInfinity=*/true};
+  if (isa<Float8E5M2FNUZType>(type))
+    return {5, 2, /*hasInfinity=*/false, /*fnuz=*/true};
+  if (isa<Float8E4M3FNUZType>(type))
+    return {4, 3, /*hasInfinity=*/false, /*fnuz=*/true};
   assert(isa<Float8E4M3FNType>(type) && "not an fp8 format");
   return {4, 3, /*hasInfinity=*/false};
 }
@@ -79,7 +91,8 @@ Value roundToOddF32(Elementwise &e, Value x) {
 } // namespace
 
 bool isFloat8(Type type) {
-  return isa<Float8E4M3FNType, Float8E5M2Type>(getElementTypeOrSelf(type));
+  return isa<Float8E4M3FNType, Float8E5M2Type, Float8E4M3FNUZType,
+             Float8E5M2FNUZType>(getElementTypeOrSelf(type));
 }
 
 Value createFloat8ToF32(OpBuilder &b, Location loc, Value bits, FloatType f8) {
@@ -103,6 +116,11 @@ Value createFloat8ToF32(OpBuilder &b, Location loc, Value bits, FloatType f8) {
       e.cmpi(arith::CmpIPredicate::ult, magnitude, e.i(i32, 1 << m));
   Value result = e.select(isSubnormal, e.bitcast(scaled, i32), normal);
   Value quietNaN = e.i(i32, 0x7fc00000);
+  if (fmt.fnuz)
+    return e.bitcast(
+        e.select(e.cmpi(arith::CmpIPredicate::eq, x, e.i(i32, 0x80)), quietNaN,
+                 e.ori(result, sign)),
+        f32);
   if (fmt.hasInfinity) {
     Value inf = e.i(i32, fmt.infinity());
     Value special = e.select(e.cmpi(arith::CmpIPredicate::eq, magnitude, inf),
@@ -181,8 +199,20 @@ Value createFloatToFloat8(OpBuilder &b, Location loc, Value x, FloatType f8,
   Value magnitude8 = e.addi(e.shl(exponentField, c(m)), rounded);
 
   // Out of range: f8E4M3FN saturates, f8E5M2 overflows to infinity unless it
-  // rounds toward zero; an infinite input stays infinite in f8E5M2.
+  // rounds toward zero; an infinite input stays infinite in f8E5M2. The FNUZ
+  // formats, as torch converts to them, overflow and take infinities to NaN,
+  // and have no -0.
   Value maxFinite = c(fmt.maxFinite());
+  if (fmt.fnuz) {
+    Type i8 = b.getI8Type();
+    Value nan = e.i(i8, 0x80);
+    magnitude8 = e.select(e.cmpi(P::ugt, magnitude8, maxFinite),
+                          towardZero ? maxFinite : c(0x80), magnitude8);
+    Value result =
+        e.ori(e.trunci(magnitude8, i8), e.shl(e.trunci(sign, i8), e.i(i8, 7)));
+    result = e.select(e.cmpi(P::eq, magnitude8, c(0)), e.i(i8, 0), result);
+    return e.select(arith::OrIOp::create(b, loc, isNaN, isInf), nan, result);
+  }
   Value overflow =
       fmt.hasInfinity && !towardZero ? c(fmt.infinity()) : maxFinite;
   magnitude8 =

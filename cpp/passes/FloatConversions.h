@@ -2,16 +2,18 @@
 //
 // Conversions between float formats that the targets cannot do in one
 // instruction, or not with the rounding Triton asks for: fp8 (f8E4M3FN,
-// f8E5M2) to and from the standard formats, narrowing toward zero, f16 <->
-// bf16 and f64 -> bf16. Every builder works elementwise on a scalar or on a
-// ranked tensor, with integer and float arith ops only, so the result
-// vectorizes and needs no runtime library.
+// f8E5M2, f8E4M3FNUZ, f8E5M2FNUZ) to and from the standard formats,
+// narrowing toward zero, f16 <-> bf16 and f64 -> bf16. Every builder works
+// elementwise on a scalar or on a ranked tensor, with integer and float arith
+// ops only, so the result vectorizes and needs no runtime library.
 //
 // fp8 values are handled as their bit patterns (i8 elements). Narrowing to
 // fp8 rounds to nearest even (or toward zero) once, from any source format,
 // and follows torch: f8E4M3FN has no infinity and saturates (overflow and
 // +-inf become +-448), f8E5M2 is IEEE-like (overflow rounds to +-inf, or to
-// +-57344 toward zero). NaN becomes 0x7f with the sign of the input.
+// +-57344 toward zero). NaN becomes 0x7f with the sign of the input. AMD's
+// f8E4M3FNUZ and f8E5M2FNUZ have no infinity and no -0: overflow (to
+// nearest), infinities and NaN become 0x80, their one NaN.
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,7 +26,8 @@
 namespace mlir::spine {
 
 /// True if `type` (or its element type) is an fp8 format the builders below
-/// handle: f8E4M3FN (triton's fp8e4nv) or f8E5M2 (fp8e5).
+/// handle: f8E4M3FN (triton's fp8e4nv), f8E5M2 (fp8e5), f8E4M3FNUZ (fp8e4b8)
+/// or f8E5M2FNUZ (fp8e5b16).
 bool isFloat8(Type type);
 
 /// The f32 value encoded by the fp8 bit patterns `bits` (i8 elements) of

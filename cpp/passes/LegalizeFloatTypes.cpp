@@ -35,7 +35,7 @@ namespace {
 
 /// `type` with every fp8 type in it replaced by i8.
 Type convertFloat8Types(Type type) {
-  if (isa<Float8E4M3FNType, Float8E5M2Type>(type))
+  if (isa<FloatType>(type) && isFloat8(type))
     return IntegerType::get(type.getContext(), 8);
   if (auto tensor = dyn_cast<RankedTensorType>(type))
     return tensor.clone(convertFloat8Types(tensor.getElementType()));

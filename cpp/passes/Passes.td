@@ -154,8 +154,8 @@ def AccumulateNarrowFloats
 def LegalizeFloatTypes : Pass<"spine-legalize-float-types", "ModuleOp"> {
   let summary = "fp8 values as their bytes; float conversions targets lack as arithmetic";
   let description = [{
-    On TTIR. Conversions to and from fp8 (f8E4M3FN, f8E5M2) become integer
-    arithmetic on the bit patterns, rounding to nearest even or toward zero;
+    On TTIR. Conversions to and from fp8 (f8E4M3FN, f8E5M2, and AMD's
+    f8E4M3FNUZ, f8E5M2FNUZ) become integer arithmetic on the bit patterns, rounding to nearest even or toward zero;
     other float ops on fp8 values run in f32 and round back; tt.dot decodes
     fp8 operands to f32. Then every fp8 type becomes i8. arith.truncf from
     f64 to bf16 is rounded through f32 with round-to-odd.

@@ -209,7 +209,7 @@ class CPUOptions:
     opt_level: int = 3
     launch_cooperative_grid: bool = False
     extern_libs: tuple | None = None
-    supported_fp8_dtypes: tuple[str, ...] = ("fp8e5", "fp8e4nv")
+    supported_fp8_dtypes: tuple[str, ...] = ("fp8e5", "fp8e4nv", "fp8e4b8", "fp8e5b16")
     deprecated_fp8_dot_operand_dtypes: tuple[str, ...] = ()
     # fp32 dots are exact fp32 on a CPU; the GPU precisions are accepted so kernels compile.
     default_dot_input_precision: str = "ieee"

@@ -8,7 +8,9 @@ become +-448, it has no infinity), f8E5M2 overflows to +-inf, NaN becomes 0x7f w
 sign. Conversions from f64, toward zero (`fp_downcast_rounding="rtz"`), and between the standard
 formats are compared with an exact rational reference instead: torch rounds f64 -> fp8 twice
 (through f32), and has no rounding toward zero. Arithmetic on fp8 values is the f32 operation
-rounded back to the format, over every pair of fp8 values.
+rounded back to the format, over every pair of fp8 values. AMD's FNUZ formats (tl.float8e4b8 is
+torch.float8_e4m3fnuz, tl.float8e5b16 torch.float8_e5m2fnuz) go through the same tests with torch's
+semantics for them: no infinity, no -0, 0x80 the one NaN, overflow and infinities to NaN.
 """
 
 import math
@@ -23,12 +25,18 @@ import triton.language as tl
 
 BLOCK = 1024
 FP8 = [torch.float8_e4m3fn, torch.float8_e5m2]
+# AMD's formats (triton's fp8e4b8 and fp8e5b16): no infinity, no -0, 0x80 the one NaN; torch
+# converts overflow and infinities to NaN.
+FNUZ = [torch.float8_e4m3fnuz, torch.float8_e5m2fnuz]
+ALL_FP8 = FP8 + FNUZ
 INT_VIEW = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
 
 # precision in bits (with the implicit one), smallest normal exponent, largest finite value
 FORMATS = {
     torch.float8_e4m3fn: (4, -6, 448.0),
     torch.float8_e5m2: (3, -14, 57344.0),
+    torch.float8_e4m3fnuz: (4, -7, 240.0),
+    torch.float8_e5m2fnuz: (3, -15, 57344.0),
     torch.float16: (11, -14, 65504.0),
     torch.bfloat16: (8, -126, float(torch.finfo(torch.bfloat16).max)),
     torch.float32: (24, -126, float(torch.finfo(torch.float32).max)),
@@ -38,11 +46,12 @@ FORMATS = {
 def round_exact(v, dtype, toward_zero=False):
     """`v` (a Python float) rounded once to `dtype`, as a Python float."""
     precision, emin, largest = FORMATS[dtype]
-    has_inf = dtype != torch.float8_e4m3fn
+    fnuz = dtype in FNUZ
+    has_inf = dtype != torch.float8_e4m3fn and not fnuz
     if math.isnan(v) or v == 0:
-        return v
+        return abs(v) if fnuz else v
     if math.isinf(v):
-        return v if has_inf else math.copysign(largest, v)
+        return math.nan if fnuz else v if has_inf else math.copysign(largest, v)
     a = abs(Fraction(v))
     exponent = a.numerator.bit_length() - a.denominator.bit_length()
     if Fraction(2) ** exponent > a:
@@ -53,7 +62,11 @@ def round_exact(v, dtype, toward_zero=False):
         q += 1
     m = q * ulp
     if m > largest:
+        if fnuz and not toward_zero:
+            return math.nan
         m = largest if toward_zero or not has_inf else math.inf
+    if fnuz and m == 0:
+        return 0.0
     return math.copysign(float(m), v)
 
 
@@ -134,14 +147,14 @@ def payload_nans(dtype):
     return torch.tensor(raw, dtype=torch.int64).to(INT_VIEW[size // 8]).view(dtype)
 
 
-@pytest.mark.parametrize("dst", FP8, ids=str)
+@pytest.mark.parametrize("dst", ALL_FP8, ids=str)
 @pytest.mark.parametrize("src", [torch.float16, torch.bfloat16], ids=str)
 def test_every_half_value_to_fp8_matches_torch(src, dst):
     x = all_values(src)
     assert torch.equal(bits(convert(x, dst)), bits(x.to(dst)))
 
 
-@pytest.mark.parametrize("dst", FP8, ids=str)
+@pytest.mark.parametrize("dst", ALL_FP8, ids=str)
 def test_float32_to_fp8_matches_torch(dst):
     x = torch.cat(
         (boundaries(dst, torch.float32), random_floats(torch.float32, 50000), payload_nans(torch.float32))
@@ -149,7 +162,7 @@ def test_float32_to_fp8_matches_torch(dst):
     assert torch.equal(bits(convert(x, dst)), bits(x.to(dst)))
 
 
-@pytest.mark.parametrize("dst", FP8, ids=str)
+@pytest.mark.parametrize("dst", ALL_FP8, ids=str)
 def test_float64_to_fp8_rounds_once(dst):
     x = torch.cat(
         (boundaries(dst, torch.float64), random_floats(torch.float64, 20000), payload_nans(torch.float64))
@@ -165,7 +178,7 @@ def test_float64_to_fp8_rounds_once(dst):
     assert torch.equal(bits(y)[nan], bits(x[nan].to(dst)))
 
 
-@pytest.mark.parametrize("dst", FP8, ids=str)
+@pytest.mark.parametrize("dst", ALL_FP8, ids=str)
 @pytest.mark.parametrize("src", [torch.float16, torch.bfloat16, torch.float32, torch.float64], ids=str)
 def test_to_fp8_toward_zero(src, dst):
     if src in (torch.float16, torch.bfloat16):
@@ -176,7 +189,7 @@ def test_to_fp8_toward_zero(src, dst):
 
 
 @pytest.mark.parametrize("dst", [torch.float16, torch.bfloat16, torch.float32, torch.float64], ids=str)
-@pytest.mark.parametrize("src", FP8, ids=str)
+@pytest.mark.parametrize("src", ALL_FP8, ids=str)
 def test_fp8_to_wider_matches_torch(src, dst):
     x = all_values(src)
     y = convert(x, dst)
@@ -186,7 +199,25 @@ def test_fp8_to_wider_matches_torch(src, dst):
     assert torch.equal(bits(y)[finite], bits(expected)[finite])
 
 
-@pytest.mark.parametrize("src, dst", [FP8, FP8[::-1]], ids=["e4m3-e5m2", "e5m2-e4m3"])
+@pytest.mark.parametrize(
+    "src, dst",
+    [
+        FP8,
+        FP8[::-1],
+        FNUZ,
+        FNUZ[::-1],
+        (torch.float8_e4m3fn, torch.float8_e4m3fnuz),
+        (torch.float8_e5m2fnuz, torch.float8_e5m2),
+    ],
+    ids=[
+        "e4m3-e5m2",
+        "e5m2-e4m3",
+        "e4m3fnuz-e5m2fnuz",
+        "e5m2fnuz-e4m3fnuz",
+        "e4m3-e4m3fnuz",
+        "e5m2fnuz-e5m2",
+    ],
+)
 def test_fp8_to_fp8(src, dst):
     x = all_values(src)
     assert torch.equal(bits(convert(x, dst)), bits(x.float().to(dst)))
@@ -239,7 +270,7 @@ def arith_kernel(a_ptr, b_ptr, out_ptr, cmp_ptr, n, BLOCK: tl.constexpr):
     tl.store(cmp_ptr + 2 * n + offs, a >= b, mask=mask)
 
 
-@pytest.mark.parametrize("dtype", FP8, ids=str)
+@pytest.mark.parametrize("dtype", ALL_FP8, ids=str)
 def test_arithmetic_on_every_pair(dtype):
     values = all_values(dtype)
     a = values.repeat_interleave(256)
@@ -248,7 +279,9 @@ def test_arithmetic_on_every_pair(dtype):
     out = torch.empty(8 * n, dtype=dtype)
     cmp = torch.empty(3 * n, dtype=torch.bool)
     arith_kernel[(triton.cdiv(n, BLOCK),)](a, b, out, cmp, n, BLOCK=BLOCK)
-    af, bf = a.float(), b.float()
+    # torch widens the FNUZ NaN to a signaling NaN (0x7f800001), which its fmax and fmin pass on
+    # where IEEE maxNum / minNum, and triton's tl.maximum, take the number: quiet NaNs here.
+    af, bf = (torch.where(t.isnan(), torch.full_like(t, math.nan), t) for t in (a.float(), b.float()))
     expected = [
         af + bf,
         af - bf,
@@ -295,7 +328,7 @@ def dot_kernel(a_ptr, b_ptr, c_ptr, M: tl.constexpr, N: tl.constexpr, K: tl.cons
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], tl.dot(a, b))
 
 
-@pytest.mark.parametrize("dtype", FP8, ids=str)
+@pytest.mark.parametrize("dtype", ALL_FP8, ids=str)
 def test_dot(dtype):
     g = torch.Generator().manual_seed(2)
     a = torch.randn(32, 64, generator=g).to(dtype)
@@ -316,7 +349,7 @@ def reduce_kernel(x_ptr, max_ptr, desc_ptr, out_ptr, M: tl.constexpr, N: tl.cons
     tl.store(out_ptr + rm[:, None] * N + rn[None, :], desc.load([0, 0]).to(tl.float32))
 
 
-@pytest.mark.parametrize("dtype", FP8, ids=str)
+@pytest.mark.parametrize("dtype", ALL_FP8, ids=str)
 def test_reduce_and_descriptor(dtype):
     x = all_values(dtype).reshape(16, 16)
     x = torch.where(x.float().isnan(), torch.zeros_like(x), x)

@@ -92,3 +92,27 @@ tt.func public @int_to_bf16(%a: tensor<16xi32>, %b: tensor<16xi64>, %c: tensor<1
   %w = arith.sitofp %b : tensor<16xi64> to tensor<16xf32>
   tt.return %x, %y, %z, %w : tensor<16xbf16>, tensor<16xbf16>, tensor<16xbf16>, tensor<16xf32>
 }
+
+// The FNUZ formats (fp8e4b8, fp8e5b16): bytes as well. Narrowing to
+// f8E4M3FNUZ rounds like the others and sends overflow (above 240, 0x7f),
+// infinities and NaN to its one NaN, 0x80 (-128 as i8), and a zero to +0;
+// widening reads 0x80 (128 as i32) as NaN, and 0x7f as a number.
+// CHECK-LABEL: tt.func public @fnuz(
+// CHECK-SAME: %{{.*}}: tensor<16xi8>, %{{.*}}: tensor<16xf32>) -> (tensor<16xi8>, tensor<16xf32>)
+// CHECK: arith.constant dense<127> : tensor<16xi32>
+// CHECK: %[[NARROWNAN:.*]] = arith.constant dense<-128> : tensor<16xi8>
+// CHECK: %[[BYTE:.*]] = arith.select %{{.*}}, %[[NARROWNAN]], %{{.*}} : tensor<16xi1>, tensor<16xi8>
+// CHECK: %[[CODE:.*]] = arith.extui %{{.*}} : tensor<16xi8> to tensor<16xi32>
+// Bias 8: normals rebiased by 119 << 23, subnormals mantissa * 2^-10.
+// CHECK: arith.constant dense<998244352> : tensor<16xi32>
+// CHECK: arith.constant dense<9.765625E-4> : tensor<16xf32>
+// CHECK: %[[WIDENAN:.*]] = arith.constant dense<128> : tensor<16xi32>
+// CHECK: %[[ISNAN:.*]] = arith.cmpi eq, %[[CODE]], %[[WIDENAN]] : tensor<16xi32>
+// CHECK: %[[WIDE:.*]] = arith.select %[[ISNAN]]
+// CHECK: %[[F32:.*]] = arith.bitcast %[[WIDE]] : tensor<16xi32> to tensor<16xf32>
+// CHECK: tt.return %[[BYTE]], %[[F32]]
+tt.func public @fnuz(%x: tensor<16xf8E4M3FNUZ>, %y: tensor<16xf32>) -> (tensor<16xf8E4M3FNUZ>, tensor<16xf32>) {
+  %n = tt.fp_to_fp %y, rounding = rtne : tensor<16xf32> -> tensor<16xf8E4M3FNUZ>
+  %w = tt.fp_to_fp %x : tensor<16xf8E4M3FNUZ> -> tensor<16xf32>
+  tt.return %n, %w : tensor<16xf8E4M3FNUZ>, tensor<16xf32>
+}
