@@ -338,18 +338,24 @@ def test_fp8_scales_per_16_elements():
     assert_accumulated(c, a_values @ b_values, a_values.abs() @ b_values.abs(), k)
 
 
-def test_blocked_matmul_is_the_micro_kernel():
-    """The decoded tiles are what the dot reads: the K loop is the register-blocked micro-kernel
-    (vector FMAs), not a loop decoding fp4 for every column (a reshape of the unpacked tile folded
-    into the matmul made it one: 2.8 against 170 GFLOP/s at 1024)."""
+def compile_mx_matmul():
+    """mx_matmul_kernel for fp4 A and fp8 B, 64 x 64 x 128 in 32 x 32 x 64 blocks, compiled for the
+    active driver's target without running."""
     m = n = 64
     k = 128
     a, b = torch.empty(m, k // 2, dtype=torch.uint8), torch.empty(k, n, dtype=torch.uint8)
     a_scale, b_scale = torch.empty(m, k // 32, dtype=torch.uint8), torch.empty(n, k // 32, dtype=torch.uint8)
     c = torch.empty(m, n)
-    compiled = mx_matmul_kernel.warmup(
+    return mx_matmul_kernel.warmup(
         a, a_scale, b, b_scale, c, m, n, k, "e2m1", "e4m3", BLOCK_M=32, BLOCK_N=32, BLOCK_K=64, grid=(2, 2)
     )
+
+
+def test_blocked_matmul_is_the_micro_kernel():
+    """The decoded tiles are what the dot reads: the K loop is the register-blocked micro-kernel
+    (vector FMAs), not a loop decoding fp4 for every column (a reshape of the unpacked tile folded
+    into the matmul made it one: 2.8 against 170 GFLOP/s at 1024)."""
+    compiled = compile_mx_matmul()
     if targets.host().machine != "x86_64":
         pytest.skip("x86 mnemonics; test_riscv_codegen.py checks the RISC-V loop")
     asm = compiled.asm["asm"]

@@ -18,7 +18,7 @@ from triton.backends.spine_triton.driver import CPUDriver
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "examples"))
 import tutorial_matmul
 from test_dot import dot_kernel
-from test_dot_scaled import mx_matmul_kernel
+from test_dot_scaled import compile_mx_matmul
 
 pytestmark = pytest.mark.skipif(shutil.which("llvm-objdump-22") is None, reason="needs llvm-objdump-22")
 
@@ -137,15 +137,7 @@ def test_int8_dot_loop_multiplies_by_the_scalar(tmp_path):
 def test_scaled_dot_loop_is_vector_fma(tmp_path):
     # tl.dot_scaled of fp4 by fp8 (the kernel SpacemiT's users saw become scalar fmadd.d): the
     # decoded, scaled tiles feed the same micro-kernel, vfmacc.vf in the K loop, nothing scalar.
-    m = n = 64
-    k = 128
-    a, b = torch.empty(m, k // 2, dtype=torch.uint8), torch.empty(k, n, dtype=torch.uint8)
-    a_scale, b_scale = torch.empty(m, k // 32, dtype=torch.uint8), torch.empty(n, k // 32, dtype=torch.uint8)
-    c = torch.empty(m, n)
-    kernel = mx_matmul_kernel.warmup(
-        a, a_scale, b, b_scale, c, m, n, k, "e2m1", "e4m3", BLOCK_M=32, BLOCK_N=32, BLOCK_K=64, grid=(2, 2)
-    )
-    loops = innermost_loops(rvv_disassembly(kernel, tmp_path)["mx_matmul_kernel"])
+    loops = innermost_loops(rvv_disassembly(compile_mx_matmul(), tmp_path)["mx_matmul_kernel"])
     body = mnemonics(max(loops, key=lambda body: sum(1 for m in mnemonics(body) if _FMA.match(m))))
     assert len([m for m in body if m == "vfmacc.vf"]) >= 8, body
     assert not [m for m in body if m in ("fmadd.s", "fmadd.d")], body
