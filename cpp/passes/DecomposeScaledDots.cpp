@@ -76,41 +76,47 @@ struct ScaledDotDecoder {
   }
 
   /// The f32 values of an i8 tensor packing two fp4 codes per byte along
-  /// `packedDim`, the first in the low nibble: that dimension doubles.
+  /// `packedDim`, the first in the low nibble: that dimension doubles. Built
+  /// as a tensor with a pair axis right behind `packedDim` whose element j
+  /// takes nibble j of its byte (a shift by 4 j), decoded once: elementwise
+  /// ops and broadcasts, which fuse into one loop writing the tile in order
+  /// (a tt.join of both decoded nibbles, transposed when the pairs lie along
+  /// rows, was a strided write and a transposing copy: fp4 B tiles).
   Value unpackE2M1(Value packed, int64_t packedDim) {
     RankedTensorType type = tensorType(packed);
     int64_t rank = type.getRank();
-    Value low = arith::AndIOp::create(b, loc, packed, intLike(packed, 0xF));
-    Value high = arith::AndIOp::create(
-        b, loc, arith::ShRUIOp::create(b, loc, packed, intLike(packed, 4)),
-        intLike(packed, 0xF));
-    Value first = decodeE2M1(low);
-    Value second = decodeE2M1(high);
-    SmallVector<int64_t> joinedShape(type.getShape());
-    joinedShape.push_back(2);
-    Type f32 = b.getF32Type();
-    Value joined = triton::JoinOp::create(
-        b, loc, RankedTensorType::get(joinedShape, f32), first, second);
-    if (packedDim != rank - 1) {
-      // Move the pair axis right behind the packed one.
-      SmallVector<int32_t> order;
-      SmallVector<int64_t> shape;
-      for (int64_t d = 0; d < rank; ++d) {
-        order.push_back(d);
-        shape.push_back(joinedShape[d]);
-        if (d == packedDim) {
-          order.push_back(rank);
-          shape.push_back(2);
-        }
-      }
-      joined =
-          triton::TransOp::create(b, loc, RankedTensorType::get(shape, f32),
-                                  joined, b.getDenseI32ArrayAttr(order));
-    }
+    SmallVector<int64_t> pairShape(type.getShape());
+    pairShape.insert(pairShape.begin() + packedDim + 1, 2);
+    auto pairType = RankedTensorType::get(pairShape, type.getElementType());
+    SmallVector<int64_t> byteShape(pairShape);
+    byteShape[packedDim + 1] = 1;
+    Value bytes = triton::ExpandDimsOp::create(
+        b, loc, RankedTensorType::get(byteShape, type.getElementType()), packed,
+        b.getI32IntegerAttr(packedDim + 1));
+    bytes = triton::BroadcastOp::create(b, loc, pairType, bytes);
+    // The shift of each element of the pair axis: 0 and 4.
+    Value index = triton::MakeRangeOp::create(
+        b, loc, RankedTensorType::get({2}, b.getI32Type()),
+        b.getI32IntegerAttr(0), b.getI32IntegerAttr(2));
+    SmallVector<int64_t> indexShape(rank + 1, 1);
+    indexShape[packedDim + 1] = 2;
+    index = triton::ReshapeOp::create(
+        b, loc, RankedTensorType::get(indexShape, b.getI32Type()), index,
+        /*allow_reorder=*/nullptr);
+    index = triton::BroadcastOp::create(b, loc, pairType.clone(b.getI32Type()),
+                                        index);
+    Value shift = arith::TruncIOp::create(
+        b, loc, pairType,
+        arith::MulIOp::create(b, loc, index, intLike(index, 4)));
+    Value nibbles = arith::AndIOp::create(
+        b, loc, arith::ShRUIOp::create(b, loc, bytes, shift),
+        intLike(bytes, 0xF));
+    Value values = decodeE2M1(nibbles);
     SmallVector<int64_t> shape(type.getShape());
     shape[packedDim] *= 2;
-    return triton::ReshapeOp::create(b, loc, RankedTensorType::get(shape, f32),
-                                     joined, /*allow_reorder=*/nullptr);
+    return triton::ReshapeOp::create(
+        b, loc, RankedTensorType::get(shape, b.getF32Type()), values,
+        /*allow_reorder=*/nullptr);
   }
 
   /// An operand of `format` as f32 values. `packedDim` is the dimension fp4

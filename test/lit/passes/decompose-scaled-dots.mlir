@@ -1,20 +1,26 @@
 // RUN: spine-triton-opt --split-input-file --spine-decompose-scaled-dots %s | FileCheck %s
 // RUN: spine-triton-opt --triton-to-linalg-experimental %s -o /dev/null
 
-// fp4 pairs along K (low nibble first) are decoded by integer arithmetic,
-// joined and reshaped to K; fp8 is extended; e8m0 scales become powers of two
-// (0 the subnormal 2^-127, 0xFF NaN), repeated over their blocks of 32 (the
-// rhs's transposed to [K, N]) and multiplied in; the dot multiplies f32.
+// fp4 pairs along K (low nibble first) are decoded by integer arithmetic
+// from a pair axis behind K whose element j shifts its byte by 4 j, then
+// reshaped to K; fp8 is extended; e8m0 scales become powers of two (0 the
+// subnormal 2^-127, 0xFF NaN), repeated over their blocks of 32 (the rhs's
+// transposed to [K, N]) and multiplied in; the dot multiplies f32.
 // CHECK-LABEL: tt.func @e2m1_times_e4m3
 // CHECK-SAME: (%[[A:.*]]: tensor<16x32xi8>, %[[SA:.*]]: tensor<16x2xi8>, %[[B:.*]]: tensor<64x16xf8E4M3FN>, %[[SB:.*]]: tensor<16x2xi8>, %[[C:.*]]: tensor<16x16xf32>)
-// CHECK: %[[LOW:.*]] = arith.andi %[[A]], %{{.*}} : tensor<16x32xi8>
-// CHECK: %[[SHIFTED:.*]] = arith.shrui %[[A]], %{{.*}} : tensor<16x32xi8>
-// CHECK: %[[HIGH:.*]] = arith.andi %[[SHIFTED]], %{{.*}} : tensor<16x32xi8>
-// CHECK: arith.extui %[[LOW]] : tensor<16x32xi8> to tensor<16x32xi32>
-// CHECK: %[[FIRST:.*]] = arith.bitcast %{{.*}} : tensor<16x32xi32> to tensor<16x32xf32>
-// CHECK: arith.extui %[[HIGH]] : tensor<16x32xi8> to tensor<16x32xi32>
-// CHECK: %[[SECOND:.*]] = arith.bitcast %{{.*}} : tensor<16x32xi32> to tensor<16x32xf32>
-// CHECK: %[[PAIRS:.*]] = tt.join %[[FIRST]], %[[SECOND]] : tensor<16x32xf32> -> tensor<16x32x2xf32>
+// CHECK: %[[AX:.*]] = tt.expand_dims %[[A]] {axis = 2 : i32} : tensor<16x32xi8> -> tensor<16x32x1xi8>
+// CHECK: %[[BYTES:.*]] = tt.broadcast %[[AX]] : tensor<16x32x1xi8> -> tensor<16x32x2xi8>
+// CHECK: %[[J:.*]] = tt.make_range {end = 2 : i32, start = 0 : i32} : tensor<2xi32>
+// CHECK: %[[JX:.*]] = tt.reshape %[[J]] : tensor<2xi32> -> tensor<1x1x2xi32>
+// CHECK: %[[JB:.*]] = tt.broadcast %[[JX]] : tensor<1x1x2xi32> -> tensor<16x32x2xi32>
+// CHECK: %[[FOUR:.*]] = arith.constant dense<4> : tensor<16x32x2xi32>
+// CHECK: %[[SHIFT32:.*]] = arith.muli %[[JB]], %[[FOUR]] : tensor<16x32x2xi32>
+// CHECK: %[[SHIFT:.*]] = arith.trunci %[[SHIFT32]] : tensor<16x32x2xi32> to tensor<16x32x2xi8>
+// CHECK: %[[LOW4:.*]] = arith.constant dense<15> : tensor<16x32x2xi8>
+// CHECK: %[[SHIFTED:.*]] = arith.shrui %[[BYTES]], %[[SHIFT]] : tensor<16x32x2xi8>
+// CHECK: %[[NIBBLES:.*]] = arith.andi %[[SHIFTED]], %[[LOW4]] : tensor<16x32x2xi8>
+// CHECK: arith.extui %[[NIBBLES]] : tensor<16x32x2xi8> to tensor<16x32x2xi32>
+// CHECK: %[[PAIRS:.*]] = arith.bitcast %{{.*}} : tensor<16x32x2xi32> to tensor<16x32x2xf32>
 // CHECK: %[[AV:.*]] = tt.reshape %[[PAIRS]] : tensor<16x32x2xf32> -> tensor<16x64xf32>
 // CHECK: %[[BV:.*]] = arith.extf %[[B]] : tensor<64x16xf8E4M3FN> to tensor<64x16xf32>
 // CHECK: %[[SA32:.*]] = arith.extui %[[SA]] : tensor<16x2xi8> to tensor<16x2xi32>
@@ -77,14 +83,16 @@ tt.func @fp16_unscaled(%a: tensor<16x32xf16>, %b: tensor<32x16xf8E4M3FN>, %c: te
 // -----
 
 // fp4 packed along M (lhs) and N (rhs); an fp8 scale per 16 elements (NVFP4).
-// The lhs's pair axis moves behind M before the reshape; the rhs's pairs lie
-// along N, its last dimension.
+// The lhs's pair axis lies behind M, the rhs's behind N, its last dimension.
 // CHECK-LABEL: tt.func @fp4_packed_along_m_and_n
-// CHECK: %[[AJ:.*]] = tt.join %{{.*}}, %{{.*}} : tensor<8x32xf32> -> tensor<8x32x2xf32>
-// CHECK: %[[AT:.*]] = tt.trans %[[AJ]] {order = array<i32: 0, 2, 1>} : tensor<8x32x2xf32> -> tensor<8x2x32xf32>
-// CHECK: %[[AV:.*]] = tt.reshape %[[AT]] : tensor<8x2x32xf32> -> tensor<16x32xf32>
-// CHECK: %[[BJ:.*]] = tt.join %{{.*}}, %{{.*}} : tensor<32x8xf32> -> tensor<32x8x2xf32>
-// CHECK: %[[BV:.*]] = tt.reshape %[[BJ]] : tensor<32x8x2xf32> -> tensor<32x16xf32>
+// CHECK: tt.expand_dims %{{.*}} {axis = 1 : i32} : tensor<8x32xi8> -> tensor<8x1x32xi8>
+// CHECK: tt.reshape %{{.*}} : tensor<2xi32> -> tensor<1x2x1xi32>
+// CHECK: %[[AP:.*]] = arith.bitcast %{{.*}} : tensor<8x2x32xi32> to tensor<8x2x32xf32>
+// CHECK: %[[AV:.*]] = tt.reshape %[[AP]] : tensor<8x2x32xf32> -> tensor<16x32xf32>
+// CHECK: tt.expand_dims %{{.*}} {axis = 2 : i32} : tensor<32x8xi8> -> tensor<32x8x1xi8>
+// CHECK: tt.reshape %{{.*}} : tensor<2xi32> -> tensor<1x1x2xi32>
+// CHECK: %[[BP:.*]] = arith.bitcast %{{.*}} : tensor<32x8x2xi32> to tensor<32x8x2xf32>
+// CHECK: %[[BV:.*]] = tt.reshape %[[BP]] : tensor<32x8x2xf32> -> tensor<32x16xf32>
 // CHECK: %[[SAF:.*]] = arith.extf %{{.*}} : tensor<16x2xf8E4M3FN> to tensor<16x2xf32>
 // CHECK: %[[SAX:.*]] = tt.expand_dims %[[SAF]] {axis = 2 : i32} : tensor<16x2xf32> -> tensor<16x2x1xf32>
 // CHECK: tt.broadcast %[[SAX]] : tensor<16x2x1xf32> -> tensor<16x2x16xf32>
