@@ -61,6 +61,20 @@ KERNELS = {
                 "smoke": [(64, 48, 40)],
             },
         ),
+        # MXFP4 A @ B with tl.dot_scaled (tutorial 10's format), against torch dequantizing the
+        # same bytes and multiplying in fp32 (a CPU has no scaled matmul).
+        Kernel(
+            "mx-matmul",
+            "GFLOP/s",
+            "fma",
+            ("spine-triton", "torch", "inductor"),
+            {
+                "full": _squares(256, 1024, 2048),
+                "quick": _squares(256, 1024),
+                "smoke": _squares(128),
+            },
+            dtypes=("mxfp4",),
+        ),
         # FlashAttention-2 forward (tutorial 06), Z x H x N x D, no causal mask.
         Kernel(
             "attention",
@@ -138,7 +152,7 @@ class Case:
 
     @property
     def label(self) -> str:
-        if self.kernel == "matmul" and len(set(self.shape)) == 1:
+        if self.kernel in ("matmul", "mx-matmul") and len(set(self.shape)) == 1:
             return str(self.shape[0])
         if self.kernel == "fused-mm-softmax":
             return "{}x{}x{}".format(*self.shape)
@@ -147,7 +161,7 @@ class Case:
     @property
     def work(self) -> float:
         """FLOPs (compute-bound kernels) or bytes moved (memory-bound ones) per call."""
-        if self.kernel in ("matmul", "fused-mm-softmax"):
+        if self.kernel in ("matmul", "fused-mm-softmax", "mx-matmul"):
             m, n, k = self.shape
             return 2.0 * m * n * k  # the softmax's O(MN) is noise next to 2MNK
         if self.kernel == "attention":

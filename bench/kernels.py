@@ -37,6 +37,8 @@ __all__ = [
     "matmul",
     "matmul_autotuned",
     "matmul_kernel",
+    "mx_matmul",
+    "mx_matmul_kernel",
     "softmax",
     "softmax_kernel",
     "tutorial_matmul",
@@ -188,3 +190,63 @@ def matmul(a, b, num_threads=0):
     """C = A @ B in A's dtype with fp32 accumulation. The autotuner keys on the shapes and dtypes
     only, so another `num_threads` reuses the config tuned for the default."""
     return tutorial_matmul.matmul(a, b, matmul_autotuned, num_threads=num_threads)
+
+
+# Microscaling matmul: MXFP4 operands (fp4 e2m1, two per byte along K, an e8m0 scale per 32
+# elements of K), as tutorial 10 multiplies them with tl.dot_scaled, fp32 out.
+
+
+# Block shapes a GPU user would try for tl.dot_scaled (tutorial 10 uses BLOCK_K 128 and 256).
+MX_MATMUL_CONFIGS = [
+    triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk})
+    for bm, bn, bk in ((128, 128, 128), (128, 128, 64), (64, 128, 128), (128, 64, 64))
+]
+
+
+@triton.autotune(configs=MX_MATMUL_CONFIGS, key=["M", "N", "K"], do_bench=tuning_bench)
+@triton.jit
+def mx_matmul_kernel(
+    a_ptr, a_scale_ptr, b_ptr, b_scale_ptr, c_ptr, M, N, K,
+    stride_am, stride_bk, stride_cm, stride_scale,
+    BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+):  # fmt: skip
+    """A is [M, K / 2] bytes, B [K / 2, N] bytes, their scales [M, K / 32] and [N, K / 32]."""
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    offs_k = tl.arange(0, BLOCK_K // 2)
+    offs_s = tl.arange(0, BLOCK_K // 32)
+    a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :]
+    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :]
+    a_scale_ptrs = a_scale_ptr + offs_m[:, None] * stride_scale + offs_s[None, :]
+    b_scale_ptrs = b_scale_ptr + offs_n[:, None] * stride_scale + offs_s[None, :]
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for _ in range(tl.cdiv(K, BLOCK_K)):
+        a = tl.load(a_ptrs, mask=offs_m[:, None] < M, other=0)
+        b = tl.load(b_ptrs, mask=offs_n[None, :] < N, other=0)
+        a_scale = tl.load(a_scale_ptrs, mask=offs_m[:, None] < M, other=0)
+        b_scale = tl.load(b_scale_ptrs, mask=offs_n[:, None] < N, other=0)
+        acc = tl.dot_scaled(a, a_scale, "e2m1", b, b_scale, "e2m1", acc)
+        a_ptrs += BLOCK_K // 2
+        b_ptrs += (BLOCK_K // 2) * stride_bk
+        a_scale_ptrs += BLOCK_K // 32
+        b_scale_ptrs += BLOCK_K // 32
+    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :]
+    tl.store(c_ptrs, acc, mask=(offs_m[:, None] < M) & (offs_n[None, :] < N))
+
+
+def mx_matmul(a, a_scale, b, b_scale, num_threads=0):
+    """C = A @ B (fp32) of MXFP4 A [M, K] and B [K, N] stored as above. K is a multiple of 128."""
+    M, N, K = a.shape[0], b.shape[1], 2 * a.shape[1]
+    assert K % 128 == 0, "K must be a multiple of 128, the largest BLOCK_K tried"
+    c = torch.empty((M, N), dtype=torch.float32)
+
+    def grid(meta):
+        return (triton.cdiv(M, meta["BLOCK_M"]), triton.cdiv(N, meta["BLOCK_N"]))
+
+    mx_matmul_kernel[grid](
+        a, a_scale, b, b_scale, c, M, N, K, a.stride(0), b.stride(0), c.stride(0), a_scale.stride(0),
+        num_threads=num_threads,
+    )  # fmt: skip
+    return c

@@ -27,10 +27,11 @@ import triton
 from cases import TRIAD, Case
 from timing import launch_ms, paired_speedup, rounds_ms
 
-DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16}
+# mxfp4: bytes of two fp4 values each, with a byte of scale per 32 of them (mx-matmul).
+DTYPES = {"fp32": torch.float32, "fp16": torch.float16, "bf16": torch.bfloat16, "mxfp4": torch.uint8}
 # Largest error allowed relative to the largest |value| of the fp32 torch reference: a few ulps of
 # the output type, which also covers fp32 sums taken in another order.
-TOLERANCE = {"fp32": 1e-5, "fp16": 2e-3, "bf16": 1.6e-2}
+TOLERANCE = {"fp32": 1e-5, "fp16": 2e-3, "bf16": 1.6e-2, "mxfp4": 1e-5}
 # Rounds at least, for a case timed with the triad in turns (3 otherwise): layer norm 4096 x 4096's
 # share of the triad over consecutive runs of 15 rounds in one process measured 0.64-0.85, of 30
 # rounds 0.78-0.81.
@@ -48,6 +49,15 @@ def make_inputs(case: Case):
     if case.kernel == "matmul":
         m, n, k = case.shape
         return torch.randn(m, k, dtype=dtype), torch.randn(k, n, dtype=dtype)
+    if case.kernel == "mx-matmul":
+        m, n, k = case.shape
+        # Any byte is two fp4 values; scales near 2^0 keep the products in range.
+        return (
+            torch.randint(0, 256, (m, k // 2), dtype=dtype),
+            torch.randint(124, 131, (m, k // 32), dtype=dtype),
+            torch.randint(0, 256, (k // 2, n), dtype=dtype),
+            torch.randint(124, 131, (n, k // 32), dtype=dtype),
+        )
     if case.kernel == "fused-mm-softmax":
         m, n, k = case.shape
         # Scaled like attention scores, so the softmax is not one-hot.
@@ -66,6 +76,21 @@ def make_inputs(case: Case):
 
 def _torch_matmul(a, b):
     return a @ b
+
+
+_FP4_VALUES = torch.tensor([0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6])
+
+
+def _torch_mx_matmul(a, a_scale, b, b_scale):
+    """What a CPU user without scaled dots runs: both operands decoded to fp32 and scaled, then
+    a matmul."""
+
+    def decode(packed, scale):  # packed: [rows, K / 2] with pairs along K
+        values = torch.stack((_FP4_VALUES[(packed & 0xF).long()], _FP4_VALUES[(packed >> 4).long()]), -1)
+        values = values.reshape(packed.shape[0], -1)
+        return values * torch.exp2(scale.float() - 127).repeat_interleave(32, dim=1)
+
+    return decode(a, a_scale) @ decode(b.T, b_scale).T
 
 
 def _torch_fused_mm_softmax(a, b):
@@ -95,6 +120,7 @@ def _torch_launch(x, y, out):
 TORCH = {
     "matmul": _torch_matmul,
     "fused-mm-softmax": _torch_fused_mm_softmax,
+    "mx-matmul": _torch_mx_matmul,
     "attention": _torch_attention,
     "softmax": _torch_softmax,
     "layer-norm": _torch_layer_norm,
@@ -131,6 +157,7 @@ def _triton_launch(x, y, out, num_threads):
 TRITON = {
     "matmul": kernels.matmul,
     "fused-mm-softmax": kernels.fused_mm_softmax,
+    "mx-matmul": kernels.mx_matmul,
     "attention": kernels.attention,
     "softmax": kernels.softmax,
     "layer-norm": lambda x, w, b, num_threads: kernels.layer_norm(x, w, b, LAYER_NORM_EPS, num_threads),
@@ -275,6 +302,9 @@ def note(case: Case, provider: str) -> dict:
     if provider == "spine-triton" and case.kernel == "matmul":
         cfg = kernels.matmul_autotuned.best_config.kwargs
         return {"note": "best {BLOCK_SIZE_M}x{BLOCK_SIZE_N}x{BLOCK_SIZE_K} g{GROUP_SIZE_M}".format(**cfg)}
+    if provider == "spine-triton" and case.kernel == "mx-matmul":
+        cfg = kernels.mx_matmul_kernel.best_config.kwargs
+        return {"note": "best {BLOCK_M}x{BLOCK_N}x{BLOCK_K}".format(**cfg)}
     return {}
 
 
@@ -321,7 +351,7 @@ def serve():
         torch.set_num_threads(case.threads or default_threads)
         try:
             inputs = make_inputs(case)
-            ref = TORCH[case.kernel](*(t.float() for t in inputs))
+            ref = TORCH[case.kernel](*(t.float() if t.is_floating_point() else t for t in inputs))
         except Exception as e:  # noqa: BLE001 - e.g. out of memory: every provider fails the same way
             for provider in request["providers"]:
                 send(event="result", provider=provider, error=summary(e))
