@@ -4,9 +4,9 @@
 // spine-legalize-float-types. A CPU has no microscaling dot instruction, so
 // each tt.dot_scaled becomes ops the pipeline already lowers:
 //  - each operand decoded to f32: fp4 (e2m1) nibbles, two per byte with the
-//    first element in the low bits, by integer arithmetic on their bits;
-//    fp8 (e4m3, e5m2), bf16 and fp16 by arith.extf (fp8 is decoded later by
-//    spine-legalize-float-types);
+//    first element in the low bits, by the fp8 decoder's integer arithmetic
+//    (FloatConversions.h); fp8 (e4m3, e5m2), bf16 and fp16 by arith.extf
+//    (fp8 is decoded later by spine-legalize-float-types);
 //  - multiplied by its scale, one per block of 16 or 32 elements along K:
 //    an e8m0 byte s is 2^(s - 127) (0 is 2^-127, 0xFF is NaN), a float scale
 //    (fp8 e4m3 for NVFP4) its value;
@@ -20,6 +20,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/FloatConversions.h"
 #include "passes/Passes.h"
 #include "passes/TensorBuilders.h"
 #include "triton/Dialect.h"
@@ -46,33 +47,6 @@ struct ScaledDotDecoder {
 
   Value intLike(Value like, int64_t value) {
     return createIntLike(b, loc, like.getType(), value);
-  }
-
-  /// f32 values of fp4 (e2m1) codes held in the low nibble of i8 elements:
-  /// sign, two exponent bits with bias 1, one mantissa bit; the exponent 0
-  /// holds 0 and 0.5.
-  Value decodeE2M1(Value nibbles) {
-    RankedTensorType type = tensorType(nibbles);
-    Value code =
-        arith::ExtUIOp::create(b, loc, type.clone(b.getI32Type()), nibbles);
-    Value magnitude = arith::AndIOp::create(b, loc, code, intLike(code, 7));
-    Value exponent =
-        arith::ShRUIOp::create(b, loc, magnitude, intLike(code, 1));
-    Value mantissa = arith::AndIOp::create(b, loc, magnitude, intLike(code, 1));
-    // For exponents 1..3 the f32 bits are ((e + 126) << 23) | (m << 22).
-    Value normal = arith::AddIOp::create(
-        b, loc, arith::ShLIOp::create(b, loc, magnitude, intLike(code, 22)),
-        intLike(code, 126 << 23));
-    Value half =
-        arith::MulIOp::create(b, loc, mantissa, intLike(code, 0x3F000000));
-    Value isSubnormal = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::eq,
-                                              exponent, intLike(code, 0));
-    Value bits = arith::SelectOp::create(b, loc, isSubnormal, half, normal);
-    Value sign = arith::ShLIOp::create(
-        b, loc, arith::AndIOp::create(b, loc, code, intLike(code, 8)),
-        intLike(code, 28));
-    bits = arith::OrIOp::create(b, loc, bits, sign);
-    return arith::BitcastOp::create(b, loc, type.clone(b.getF32Type()), bits);
   }
 
   /// The f32 values of an i8 tensor packing two fp4 codes per byte along
@@ -111,7 +85,8 @@ struct ScaledDotDecoder {
     Value nibbles = arith::AndIOp::create(
         b, loc, arith::ShRUIOp::create(b, loc, bytes, shift),
         intLike(bytes, 0xF));
-    Value values = decodeE2M1(nibbles);
+    Value values =
+        createFloat8ToF32(b, loc, nibbles, b.getType<Float4E2M1FNType>());
     SmallVector<int64_t> shape(type.getShape());
     shape[packedDim] *= 2;
     return triton::ReshapeOp::create(

@@ -12,8 +12,8 @@
 namespace mlir::spine {
 namespace {
 
-/// The layout of an fp8 format: 1 sign bit, `exponentBits`, `mantissaBits`
-/// (without the implicit bit).
+/// The layout of an fp8 format (or of fp4 e2m1, which only decodes): 1 sign
+/// bit, `exponentBits`, `mantissaBits` (without the implicit bit).
 struct Float8Format {
   unsigned exponentBits;
   unsigned mantissaBits;
@@ -24,7 +24,13 @@ struct Float8Format {
   /// infinity and no negative zero: 0x80 is their one NaN, every other
   /// pattern a number, and their bias is one more than IEEE's.
   bool fnuz = false;
+  /// f4E2M1FN (microscaling fp4) has neither infinities nor NaNs.
+  bool hasNaN = true;
 
+  /// The sign bit; the bits below it are the magnitude.
+  int64_t signBit() const {
+    return int64_t(1) << (exponentBits + mantissaBits);
+  }
   int64_t bias() const {
     return (int64_t(1) << (exponentBits - 1)) - (fnuz ? 0 : 1);
   }
@@ -49,6 +55,8 @@ Float8Format getFloat8Format(FloatType type) {
     return {5, 2, /*hasInfinity=*/false, /*fnuz=*/true};
   if (isa<Float8E4M3FNUZType>(type))
     return {4, 3, /*hasInfinity=*/false, /*fnuz=*/true};
+  if (isa<Float4E2M1FNType>(type))
+    return {2, 1, /*hasInfinity=*/false, /*fnuz=*/false, /*hasNaN=*/false};
   assert(isa<Float8E4M3FNType>(type) && "not an fp8 format");
   return {4, 3, /*hasInfinity=*/false};
 }
@@ -101,8 +109,10 @@ Value createFloat8ToF32(OpBuilder &b, Location loc, Value bits, FloatType f8) {
   Type i32 = b.getI32Type(), f32 = b.getF32Type();
   unsigned m = fmt.mantissaBits;
   Value x = e.zext(bits, i32);
-  Value sign = e.shl(e.andi(x, e.i(i32, 0x80)), e.i(i32, 24));
-  Value magnitude = e.andi(x, e.i(i32, 0x7f));
+  int64_t signBit = fmt.signBit();
+  Value sign = e.shl(e.andi(x, e.i(i32, signBit)),
+                     e.i(i32, 31 - fmt.exponentBits - fmt.mantissaBits));
+  Value magnitude = e.andi(x, e.i(i32, signBit - 1));
   // Normal: the exponent and mantissa fields move to f32's positions and the
   // exponent is rebiased.
   Value normal = e.addi(e.shl(magnitude, e.i(i32, 23 - m)),
@@ -115,6 +125,8 @@ Value createFloat8ToF32(OpBuilder &b, Location loc, Value bits, FloatType f8) {
   Value isSubnormal =
       e.cmpi(arith::CmpIPredicate::ult, magnitude, e.i(i32, 1 << m));
   Value result = e.select(isSubnormal, e.bitcast(scaled, i32), normal);
+  if (!fmt.hasNaN)
+    return e.bitcast(e.ori(result, sign), f32);
   Value quietNaN = e.i(i32, 0x7fc00000);
   if (fmt.fnuz)
     return e.bitcast(
@@ -138,6 +150,7 @@ Value createFloat8ToF32(OpBuilder &b, Location loc, Value bits, FloatType f8) {
 Value createFloatToFloat8(OpBuilder &b, Location loc, Value x, FloatType f8,
                           bool towardZero) {
   Float8Format fmt = getFloat8Format(f8);
+  assert(fmt.signBit() == 0x80 && "narrowing is to fp8 formats only");
   Elementwise e(b, loc, x.getType());
   auto srcType = cast<FloatType>(getElementTypeOrSelf(x.getType()));
   // f16 and bf16 widen exactly; the rounding below is the only one.

@@ -31,7 +31,8 @@ namespace mlir::spine {
 bool isFloat8(Type type);
 
 /// The f32 value encoded by the fp8 bit patterns `bits` (i8 elements) of
-/// format `f8`. Exact; NaN stays NaN, f8E5M2 infinities stay infinite.
+/// format `f8`, or by f4E2M1FN codes in their low 4 bits. Exact; NaN stays
+/// NaN, f8E5M2 infinities stay infinite.
 Value createFloat8ToF32(OpBuilder &b, Location loc, Value bits, FloatType f8);
 
 /// The bit patterns (i8 elements) of `x` (any standard float elements)
