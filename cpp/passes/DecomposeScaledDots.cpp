@@ -57,6 +57,16 @@ struct ScaledDotDecoder {
   /// (a tt.join of both decoded nibbles, transposed when the pairs lie along
   /// rows, was a strided write and a transposing copy: fp4 B tiles).
   Value unpackE2M1(Value packed, int64_t packedDim) {
+    SmallVector<int64_t> shape(tensorType(packed).getShape());
+    shape[packedDim] *= 2;
+    return triton::ReshapeOp::create(
+        b, loc, RankedTensorType::get(shape, b.getF32Type()),
+        unpackE2M1Pairs(packed, packedDim), /*allow_reorder=*/nullptr);
+  }
+
+  /// The f32 values of `packed` as unpackE2M1 builds them, before its
+  /// reshape: the pair axis right behind `packedDim`.
+  Value unpackE2M1Pairs(Value packed, int64_t packedDim) {
     RankedTensorType type = tensorType(packed);
     int64_t rank = type.getRank();
     SmallVector<int64_t> pairShape(type.getShape());
@@ -85,13 +95,7 @@ struct ScaledDotDecoder {
     Value nibbles = arith::AndIOp::create(
         b, loc, arith::ShRUIOp::create(b, loc, bytes, shift),
         intLike(bytes, 0xF));
-    Value values =
-        createFloat8ToF32(b, loc, nibbles, b.getType<Float4E2M1FNType>());
-    SmallVector<int64_t> shape(type.getShape());
-    shape[packedDim] *= 2;
-    return triton::ReshapeOp::create(
-        b, loc, RankedTensorType::get(shape, b.getF32Type()), values,
-        /*allow_reorder=*/nullptr);
+    return createFloat8ToF32(b, loc, nibbles, b.getType<Float4E2M1FNType>());
   }
 
   /// An operand of `format` as f32 values. `packedDim` is the dimension fp4
@@ -128,36 +132,69 @@ struct ScaledDotDecoder {
     return arith::BitcastOp::create(b, loc, f32Type, bits);
   }
 
-  /// `values` ([..., rows, K] for the lhs, [..., K, cols] for the rhs)
-  /// multiplied by `scale` ([..., rows or cols, K / blockSize]), each scale
-  /// element repeated over its block of K.
-  Value applyScale(Value values, Value scale, int64_t blockSize, bool isLhs) {
-    RankedTensorType scaleType = tensorType(scale);
-    int64_t rank = scaleType.getRank();
-    Type f32 = b.getF32Type();
-    SmallVector<int64_t> shape(scaleType.getShape());
-    shape.push_back(1);
-    Value expanded =
-        triton::ExpandDimsOp::create(b, loc, RankedTensorType::get(shape, f32),
-                                     scale, b.getI32IntegerAttr(rank));
-    shape.back() = blockSize;
-    Value repeated = triton::BroadcastOp::create(
-        b, loc, RankedTensorType::get(shape, f32), expanded);
-    shape.pop_back();
-    shape.back() *= blockSize;
-    Value factors = triton::ReshapeOp::create(
-        b, loc, RankedTensorType::get(shape, f32), repeated, nullptr);
+  /// `operand` decoded to f32 and multiplied by `scale` ([..., rows, K /
+  /// blockSize] for the lhs, [..., cols, K / blockSize] for the rhs), each
+  /// scale element applying to a block of K. The decoding and the product
+  /// run on the operand with K split into [K / blockSize, blockSize] (the
+  /// bytes of a block for fp4 pairs along K) and fp4's pair axis not yet
+  /// merged, where the scales only broadcast: one elementwise loop, and the
+  /// rhs's scales transposed as [K / blockSize, cols], not as factors
+  /// repeated over the whole tile.
+  Value decodeScaled(Value operand, ScaleDotElemType format, int64_t packedDim,
+                     Value scale, int64_t blockSize, bool isLhs) {
+    RankedTensorType type = tensorType(operand);
+    int64_t rank = type.getRank();
+    int64_t kDim = isLhs ? rank - 1 : rank - 2;
+    bool fp4 = format == ScaleDotElemType::E2M1;
+    int64_t unit = fp4 && packedDim == kDim ? blockSize / 2 : blockSize;
+    SmallVector<int64_t> blocked(type.getShape());
+    blocked[kDim] /= unit;
+    blocked.insert(blocked.begin() + kDim + 1, unit);
+    Value values = triton::ReshapeOp::create(
+        b, loc, type.clone(blocked), operand, /*allow_reorder=*/nullptr);
+    // The axes the scales do not vary along: the block's, and fp4's pairs
+    // when they lie along K (along rows or columns, the pair axis splits
+    // them, and the scales' rows or columns split alike).
+    int64_t unitAxis = kDim + 1;
+    int64_t pairAxis = -1;
+    if (fp4) {
+      int64_t blockedPacked = packedDim < kDim ? packedDim : packedDim + 1;
+      values = unpackE2M1Pairs(values, blockedPacked);
+      if (blockedPacked < unitAxis)
+        ++unitAxis;
+      if (packedDim == kDim)
+        pairAxis = blockedPacked + 1;
+    } else {
+      values = decodeOperand(values, format, packedDim);
+    }
+
+    Value factors = decodeScale(scale);
     if (!isLhs) {
       SmallVector<int32_t> order;
       for (int64_t d = 0; d < rank; ++d)
         order.push_back(d);
       std::swap(order[rank - 2], order[rank - 1]);
+      SmallVector<int64_t> shape(tensorType(factors).getShape());
       std::swap(shape[rank - 2], shape[rank - 1]);
       factors =
-          triton::TransOp::create(b, loc, RankedTensorType::get(shape, f32),
+          triton::TransOp::create(b, loc, tensorType(factors).clone(shape),
                                   factors, b.getDenseI32ArrayAttr(order));
     }
-    return arith::MulFOp::create(b, loc, values, factors);
+    RankedTensorType valuesType = tensorType(values);
+    SmallVector<int64_t> shape(valuesType.getShape());
+    shape[unitAxis] = 1;
+    if (pairAxis >= 0)
+      shape[pairAxis] = 1;
+    factors = triton::ReshapeOp::create(b, loc, valuesType.clone(shape),
+                                        factors, /*allow_reorder=*/nullptr);
+    factors = triton::BroadcastOp::create(b, loc, valuesType, factors);
+    values = arith::MulFOp::create(b, loc, values, factors);
+
+    SmallVector<int64_t> result(type.getShape());
+    if (fp4)
+      result[packedDim] *= 2;
+    return triton::ReshapeOp::create(b, loc, valuesType.clone(result), values,
+                                     /*allow_reorder=*/nullptr);
   }
 };
 
@@ -183,16 +220,19 @@ LogicalResult decompose(triton::DotScaledOp dot) {
   ScaledDotDecoder decoder{b, dot.getLoc()};
   int64_t blockSize = dot.deduceScaleFactor();
   // fp4 pairs lie along K, or along M (lhs) / N (rhs) without k_pack.
-  Value a = decoder.decodeOperand(dot.getA(), dot.getAElemType(),
-                                  dot.getLhsKPack() ? rank - 1 : rank - 2);
-  Value bOperand = decoder.decodeOperand(
-      dot.getB(), dot.getBElemType(), dot.getRhsKPack() ? rank - 2 : rank - 1);
-  if (Value scale = dot.getAScale())
-    a = decoder.applyScale(a, decoder.decodeScale(scale), blockSize,
-                           /*isLhs=*/true);
-  if (Value scale = dot.getBScale())
-    bOperand = decoder.applyScale(bOperand, decoder.decodeScale(scale),
-                                  blockSize, /*isLhs=*/false);
+  int64_t aPacked = dot.getLhsKPack() ? rank - 1 : rank - 2;
+  int64_t bPacked = dot.getRhsKPack() ? rank - 2 : rank - 1;
+  Value a =
+      dot.getAScale()
+          ? decoder.decodeScaled(dot.getA(), dot.getAElemType(), aPacked,
+                                 dot.getAScale(), blockSize,
+                                 /*isLhs=*/true)
+          : decoder.decodeOperand(dot.getA(), dot.getAElemType(), aPacked);
+  Value bOperand =
+      dot.getBScale()
+          ? decoder.decodeScaled(dot.getB(), dot.getBElemType(), bPacked,
+                                 dot.getBScale(), blockSize, /*isLhs=*/false)
+          : decoder.decodeOperand(dot.getB(), dot.getBElemType(), bPacked);
 
   if (dot.getFastMath() && isExactInBF16(dot.getAElemType()) &&
       isExactInBF16(dot.getBElemType())) {
