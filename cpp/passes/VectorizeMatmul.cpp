@@ -37,6 +37,10 @@
 // that the K loop broadcasts A from memory instead of converting an element
 // per row; an integer A only when several column blocks read it.
 //
+// A C that a fill or copy sets to +0 right before the dot (a tl.dot without
+// an accumulator) is not read: the accumulators start at zero (vector zeros,
+// tilezero) and the fill goes.
+//
 // With amx-tiles (x86 AMX-BF16: Sapphire Rapids and later), the same bf16
 // dot becomes tile products instead: tdpbf16ps multiplies a 16 x 32 bf16
 // tile of A by a 16 x 32 tile of B packed in pairs as above (16 pairs of K
@@ -66,6 +70,8 @@
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/Matchers.h"
+#include "mlir/IR/SymbolTable.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::spine {
@@ -111,6 +117,75 @@ Value multiplyAdd(OpBuilder &b, Location loc, Value a, Value bv, Value acc) {
     return vector::FMAOp::create(b, loc, a, bv, acc);
   Value product = arith::MulIOp::create(b, loc, a, bv);
   return arith::AddIOp::create(b, loc, acc, product);
+}
+
+/// Whether `value` is +0 (a zero integer, or a float zero with its sign
+/// bit clear: C += A x B from -0 can differ in the sign of a zero).
+bool isPositiveZero(Attribute value) {
+  if (auto f = dyn_cast<FloatAttr>(value))
+    return f.getValue().isPosZero();
+  if (auto i = dyn_cast<IntegerAttr>(value))
+    return i.getValue().isZero();
+  return false;
+}
+
+/// Whether `source` is a memref.get_global of a constant all +0.
+bool isZeroGlobal(Value source) {
+  auto get = source.getDefiningOp<memref::GetGlobalOp>();
+  if (!get)
+    return false;
+  auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+      get, get.getNameAttr());
+  if (!global || !global.getConstant())
+    return false;
+  auto values = dyn_cast_or_null<DenseElementsAttr>(
+      global.getInitialValue().value_or(Attribute()));
+  return values && values.isSplat() &&
+         isPositiveZero(values.getSplatValue<Attribute>());
+}
+
+/// The op that sets all of `matmul`'s C, a local buffer, to +0 right before
+/// it (only ops not touching C or a view of it in between, in its block): a
+/// linalg.fill of a zero constant or a copy of a zero global (a tl.dot
+/// without an accumulator in a loop is a copy of tl.zeros' constant into
+/// the loop's C). The micro-kernels then start their accumulators at zero
+/// instead of loading the zeros from C, and the initializer goes: 16 KiB of
+/// memset per attention step, and a tile configuration reloaded after that
+/// call. Null when there is none.
+Operation *zeroInitializer(linalg::MatmulOp matmul) {
+  Value C = matmul.getDpsInits()[0];
+  if (!isa_and_nonnull<memref::AllocaOp, memref::AllocOp>(C.getDefiningOp()))
+    return nullptr;
+  DenseSet<Value> views = {C};
+  SmallVector<Value> worklist = {C};
+  while (!worklist.empty())
+    for (Operation *user : worklist.pop_back_val().getUsers())
+      if (isa<ViewLikeOpInterface>(user))
+        for (Value view : user->getResults())
+          if (views.insert(view).second)
+            worklist.push_back(view);
+  for (Operation *op = matmul->getPrevNode(); op; op = op->getPrevNode()) {
+    WalkResult touches = op->walk([&](Operation *inner) {
+      for (Value operand : inner->getOperands())
+        if (views.contains(operand))
+          return WalkResult::interrupt();
+      return WalkResult::advance();
+    });
+    if (!touches.wasInterrupted())
+      continue;
+    if (auto fill = dyn_cast<linalg::FillOp>(op)) {
+      Attribute value;
+      if (fill.getDpsInits()[0] == C &&
+          matchPattern(fill.getDpsInputs()[0], m_Constant(&value)) &&
+          isPositiveZero(value))
+        return op;
+    }
+    if (auto copy = dyn_cast<memref::CopyOp>(op))
+      if (copy.getTarget() == C && isZeroGlobal(copy.getSource()))
+        return op;
+    return nullptr;
+  }
+  return nullptr;
 }
 
 /// The largest packed B tile, in bytes: it lives on the stack (one per
@@ -209,16 +284,19 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
     }
     if (!packedB && (elementType(B) == accType || widenInFma))
       padRows(B, op);
+    Operation *zeros = zeroInitializer(op);
     emitMicroKernel(b, op.getLoc(), A, B, C, 0, mainRows, N, K, mr, cols, lanes,
-                    accType, packedB);
+                    accType, packedB, zeros);
     if (mainRows != M) {
       // The leftover rows get the widest block that fits: with few rows, a
       // narrow one has too few independent accumulators to hide FMA latency.
       auto [tailRows, tailCols] =
           chooseBlock(M - mainRows, N / lanes, /*allRows=*/true);
       emitMicroKernel(b, op.getLoc(), A, B, C, mainRows, M, N, K, tailRows,
-                      tailCols, lanes, accType, packedB);
+                      tailCols, lanes, accType, packedB, zeros);
     }
+    if (zeros)
+      zeros->erase();
     op.erase();
   }
 
@@ -337,7 +415,10 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
                   ? packPairs(b, dot, B, K, N, kAmxRows, elementType(B))
                   : packQuads(b, dot, B, K, N)});
     }
-    emitAmxTiles(b, last.getLoc(), operands, C, cType.getDimSize(0), N);
+    Operation *zeros = zeroInitializer(run.front());
+    emitAmxTiles(b, last.getLoc(), operands, C, cType.getDimSize(0), N, zeros);
+    if (zeros)
+      zeros->erase();
     for (linalg::MatmulOp dot : run)
       dot.erase();
   }
@@ -348,7 +429,7 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
   /// up to 2 x 2 C tiles:
   ///
   ///   for i in 0..M step 16*RT, j in 0..N step 16*CT:
-  ///     c[r][t] = tile_load C[i+16r, j+16t]
+  ///     c[r][t] = tile_load C[i+16r, j+16t]       (tilezero with zeroC)
   ///     for each (A, Bp), for k in 0..K step 16G:
   ///       a[r] = tile_load A[i+16r, k]             (16 rows x 16G K steps)
   ///       b[t] = tile_load Bp[k/G, G(j+16t)]       (16 groups x 16 columns)
@@ -360,7 +441,7 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
   /// its blocks as it does for the vector micro-kernel.
   void emitAmxTiles(OpBuilder &b, Location loc,
                     ArrayRef<std::pair<Value, Value>> operands, Value C,
-                    int64_t M, int64_t N) {
+                    int64_t M, int64_t N, bool zeroC) {
     int64_t rowTiles = M % (2 * kAmxRows) == 0 ? 2 : 1;
     int64_t colTiles = N % (2 * kAmxRows) == 0 ? 2 : 1;
     // K steps per 32-bit element: 2 bf16 or 4 i8.
@@ -391,7 +472,10 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
     for (Value row : rowAt)
       for (Value col : colAt)
         accs.push_back(
-            amx::TileLoadOp::create(b, loc, accTile, C, ValueRange{row, col}));
+            zeroC ? amx::TileZeroOp::create(b, loc, accTile).getResult()
+                  : amx::TileLoadOp::create(b, loc, accTile, C,
+                                            ValueRange{row, col})
+                        .getResult());
     // One K loop per dot of the run, each carrying C's tiles to the next.
     ValueRange carriedAccs = accs;
     for (auto [A, packedB] : operands) {
@@ -607,7 +691,7 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
   void emitMicroKernel(OpBuilder &b, Location loc, Value A, Value B, Value C,
                        int64_t rowBegin, int64_t rowEnd, int64_t N, int64_t K,
                        int64_t MR, int64_t cols, int64_t lanes, Type accType,
-                       Value packedB) {
+                       Value packedB, bool zeroC) {
     Type bElt = cast<MemRefType>(B.getType()).getElementType();
     auto accVec = VectorType::get({lanes}, accType);
     auto bVec = VectorType::get({lanes}, bElt);
@@ -629,10 +713,17 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
                                     .getResult());
 
     SmallVector<Value> accs;
+    Value zeroAcc;
+    if (zeroC)
+      zeroAcc =
+          arith::ConstantOp::create(b, loc, accVec, b.getZeroAttr(accVec));
     for (int64_t r = 0; r < MR; ++r)
       for (int64_t c = 0; c < cols; ++c)
-        accs.push_back(vector::LoadOp::create(
-            b, loc, accVec, C, ValueRange{rowIdx[r], colIdx[c]}));
+        accs.push_back(
+            zeroC ? zeroAcc
+                  : vector::LoadOp::create(b, loc, accVec, C,
+                                           ValueRange{rowIdx[r], colIdx[c]})
+                        .getResult());
 
     auto kLoop =
         packedB

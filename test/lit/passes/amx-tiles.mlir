@@ -3,24 +3,31 @@
 // tl.dot of 32 x 64 by 64 x 32 bf16 tiles into f32 on a target with AMX-BF16,
 // through both pipelines to x86 assembly: the branches that carry C's tiles
 // across the K loop lower to LLVM (their type is the AMX dialect's), LLVM
-// configures the tile registers once (ldtilecfg) and the K loop loads two A
-// and two B tiles and issues four tile products, with no vector dot left. The
-// tiles are released before the kernel returns.
+// configures the tile registers once (ldtilecfg), C's tiles start at zero
+// (the dot has no accumulator: no zero-filled buffer is loaded, no memset)
+// and the K loop loads two A and two B tiles and issues four tile products,
+// with no vector dot left. The tiles are released before the kernel returns.
 // CHECK-LABEL: dot_bf16:
 // CHECK-NOT: vdpbf16ps
 // CHECK: ldtilecfg
+// CHECK-NOT: memset
 // CHECK-DAG: tilestored %tmm0
 // CHECK-DAG: tilestored %tmm1
 // CHECK-DAG: tilestored %tmm2
 // CHECK-DAG: tilestored %tmm3
+// CHECK-DAG: tilezero %tmm0
+// CHECK-DAG: tilezero %tmm1
+// CHECK-DAG: tilezero %tmm2
+// CHECK-DAG: tilezero %tmm3
 // CHECK: tileloadd {{.*}}, %tmm4
 // CHECK: tileloadd {{.*}}, %tmm5
 // CHECK: tileloadd {{.*}}, %tmm6
 // CHECK: tileloadd {{.*}}, %tmm7
-// CHECK-NEXT: tdpbf16ps %tmm6, %tmm4, %tmm0
-// CHECK-NEXT: tdpbf16ps %tmm7, %tmm4, %tmm1
-// CHECK-NEXT: tdpbf16ps %tmm6, %tmm5, %tmm{{[23]}}
-// CHECK-NEXT: tdpbf16ps %tmm7, %tmm5, %tmm{{[23]}}
+// CHECK-NEXT: tdpbf16ps %tmm6, %tmm4, %tmm{{[0-3]}}
+// CHECK-NEXT: tdpbf16ps %tmm7, %tmm4, %tmm{{[0-3]}}
+// CHECK-NEXT: tdpbf16ps %tmm6, %tmm5, %tmm{{[0-3]}}
+// CHECK-NEXT: tdpbf16ps %tmm7, %tmm5, %tmm{{[0-3]}}
+// CHECK-NOT: tileloadd
 // CHECK: tilerelease
 // CHECK-NOT: vdpbf16ps
 

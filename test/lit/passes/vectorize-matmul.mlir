@@ -410,3 +410,70 @@ func.func @i8_tiles(%a: memref<16x64xi8>, %b: memref<64x32xi8>, %c: memref<16x32
   linalg.matmul ins(%a, %b : memref<16x64xi8>, memref<64x32xi8>) outs(%c : memref<16x32xi32>)
   return
 }
+
+// A C that a fill of +0, or a copy of a global of zeros (a tl.dot without an
+// accumulator: tl.zeros' constant copied into the loop's C), sets right
+// before the dot: the accumulators start at zero, C is not read, and the
+// initializer goes. A fill of -0 (0 + -0 is +0: the result could differ in
+// the sign of a zero), or one with a use of C in between, stays.
+// CHECK-LABEL: func.func @zero_filled
+// CHECK-NOT: linalg.fill
+// CHECK: %[[Z:.*]] = arith.constant dense<0.000000e+00> : vector<8xf32>
+// CHECK-NOT: vector.load %alloca
+// CHECK: scf.for {{.*}} iter_args({{.*}} = %[[Z]], {{.*}} = %[[Z]]
+// CHECK: vector.fma
+// CHECK: vector.store {{.*}}, %alloca
+func.func @zero_filled(%a: memref<16x8xf32>, %b: memref<8x16xf32>) -> f32 {
+  %c = memref.alloca() : memref<16x16xf32>
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<16x16xf32>)
+  linalg.matmul ins(%a, %b : memref<16x8xf32>, memref<8x16xf32>) outs(%c : memref<16x16xf32>)
+  %i = arith.constant 0 : index
+  %v = memref.load %c[%i, %i] : memref<16x16xf32>
+  return %v : f32
+}
+
+memref.global "private" constant @zeros : memref<16x16xf32> = dense<0.0>
+
+// CHECK-LABEL: func.func @zero_copied
+// CHECK-NOT: memref.copy
+// CHECK-NOT: vector.load %alloca
+// CHECK: vector.fma
+// CHECK: vector.store {{.*}}, %alloca
+func.func @zero_copied(%a: memref<16x8xf32>, %b: memref<8x16xf32>) -> f32 {
+  %c = memref.alloca() : memref<16x16xf32>
+  %g = memref.get_global @zeros : memref<16x16xf32>
+  memref.copy %g, %c : memref<16x16xf32> to memref<16x16xf32>
+  linalg.matmul ins(%a, %b : memref<16x8xf32>, memref<8x16xf32>) outs(%c : memref<16x16xf32>)
+  %i = arith.constant 0 : index
+  %v = memref.load %c[%i, %i] : memref<16x16xf32>
+  return %v : f32
+}
+
+// CHECK-LABEL: func.func @negative_zero_filled
+// CHECK: linalg.fill
+// CHECK: vector.load %alloca
+func.func @negative_zero_filled(%a: memref<16x8xf32>, %b: memref<8x16xf32>) -> f32 {
+  %c = memref.alloca() : memref<16x16xf32>
+  %zero = arith.constant -0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<16x16xf32>)
+  linalg.matmul ins(%a, %b : memref<16x8xf32>, memref<8x16xf32>) outs(%c : memref<16x16xf32>)
+  %i = arith.constant 0 : index
+  %v = memref.load %c[%i, %i] : memref<16x16xf32>
+  return %v : f32
+}
+
+// CHECK-LABEL: func.func @used_between
+// CHECK: linalg.fill
+// CHECK: memref.store
+// CHECK: vector.load %alloca
+func.func @used_between(%a: memref<16x8xf32>, %b: memref<8x16xf32>, %x: f32) -> f32 {
+  %c = memref.alloca() : memref<16x16xf32>
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%c : memref<16x16xf32>)
+  %i = arith.constant 0 : index
+  memref.store %x, %c[%i, %i] : memref<16x16xf32>
+  linalg.matmul ins(%a, %b : memref<16x8xf32>, memref<8x16xf32>) outs(%c : memref<16x16xf32>)
+  %v = memref.load %c[%i, %i] : memref<16x16xf32>
+  return %v : f32
+}
