@@ -1363,6 +1363,64 @@ struct VectorizeElementLoopsPass
     return vector::makeArithReduction(b, loc, kind, lane, acc, flagsAttr);
   }
 
+  /// Whether foldGuarded can fold `partial`'s lanes: shuffleReductions and
+  /// a power-of-two count of lanes.
+  bool foldsBySelect(Value partial) const {
+    auto type = dyn_cast<VectorType>(partial.getType());
+    return shuffleReductions && type && type.getRank() == 1 &&
+           !type.isScalable() && llvm::isPowerOf2_64(type.getNumElements());
+  }
+
+  /// The result of a guarded reduction (isGuardedMinMax) of `partial`'s
+  /// lanes and `acc`. Neither the partial results nor the guards hold NaN
+  /// (compare and select skips it), so the lanes fold by compare and select
+  /// as well, one x86 vmaxps / vminps per halving where maxnum takes three
+  /// (max, NaN test, blend); the result is NaN when every lane saw only NaN
+  /// (accumulator and guard both at their start), one mask test. Attention's
+  /// row maxima of 64 elements: about a third fewer instructions per row.
+  Value foldGuarded(OpBuilder &b, Location loc, const Reduction &r,
+                    Value partial, Value guard, Value acc) {
+    auto type = cast<VectorType>(partial.getType());
+    auto splat = [&](TypedAttr value) -> Value {
+      return arith::ConstantOp::create(b, loc, type,
+                                       SplatElementsAttr::get(type, value));
+    };
+    auto atStart = [&](Value v, bool isGuard) -> Value {
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, v,
+                                   splat(guardedStart(r, isGuard)));
+    };
+    Value accAtStart = atStart(partial, false);
+    Value guardAtStart = atStart(guard, true);
+    Value onlyNaN = arith::AndIOp::create(b, loc, accAtStart, guardAtStart);
+    Value allOnlyNaN = vector::ReductionOp::create(
+        b, loc, vector::CombiningKind::AND, onlyNaN);
+    auto beyond = r.kind == vector::CombiningKind::MAXNUMF
+                      ? arith::CmpFPredicate::OGT
+                      : arith::CmpFPredicate::OLT;
+    Value folded = partial;
+    for (int64_t lanes = type.getNumElements(); lanes > 1; lanes /= 2) {
+      auto low = llvm::to_vector(llvm::seq<int64_t>(0, lanes / 2));
+      auto high = llvm::to_vector(llvm::seq<int64_t>(lanes / 2, lanes));
+      Value lowHalf = vector::ShuffleOp::create(b, loc, folded, folded, low);
+      Value highHalf = vector::ShuffleOp::create(b, loc, folded, folded, high);
+      folded = arith::SelectOp::create(
+          b, loc, arith::CmpFOp::create(b, loc, beyond, lowHalf, highHalf),
+          lowHalf, highHalf);
+    }
+    Value lane = vector::ExtractOp::create(b, loc, folded, 0);
+    auto floatType = cast<FloatType>(type.getElementType());
+    Value nan = arith::ConstantOp::create(
+        b, loc,
+        FloatAttr::get(floatType,
+                       APFloat::getQNaN(floatType.getFloatSemantics())));
+    lane = arith::SelectOp::create(b, loc, allOnlyNaN, nan, lane);
+    auto fastmath = dyn_cast<arith::ArithFastMathInterface>(r.combine);
+    auto flags = arith::FastMathFlagsAttr::get(
+        b.getContext(), fastmath ? fastmath.getFastMathFlagsAttr().getValue()
+                                 : arith::FastMathFlags::none);
+    return vector::makeArithReduction(b, loc, r.kind, lane, acc, flags);
+  }
+
   /// Whether the loop's stores should stream past the caches: when the
   /// bytes its accesses touch over the whole launch (per iteration, times
   /// its trips, the trips of every loop around it and the number of
@@ -1609,6 +1667,15 @@ struct VectorizeElementLoopsPass
     unsigned nextGuard = reductions.size();
     for (auto [r, result] : llvm::zip(reductions, stripLoops->getResults())) {
       Value partial = result;
+      if (isGuardedMinMax(r, selectMinMax) && foldsBySelect(partial)) {
+        Value guard = stripLoops->getResult(nextGuard++);
+        Value acc = memref::LoadOp::create(b, loc, r.load.getMemRef(),
+                                           r.load.getIndices());
+        memref::StoreOp::create(b, loc,
+                                foldGuarded(b, loc, r, partial, guard, acc),
+                                r.store.getMemRef(), r.store.getIndices());
+        continue;
+      }
       if (isGuardedMinMax(r, selectMinMax)) {
         // NaN in the lanes that saw only NaN, as maxnum/minnum has them.
         Value guard = stripLoops->getResult(nextGuard++);

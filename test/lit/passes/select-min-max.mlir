@@ -1,5 +1,6 @@
 // RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-element-loops{vector-bits=256 select-min-max=true}))' %s | FileCheck %s
 // RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-element-loops{vector-bits=256}))' %s | FileCheck %s --check-prefix=MAXNUM
+// RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-element-loops{vector-bits=256 select-min-max=true shuffle-reductions=true}))' %s | FileCheck %s --check-prefix=FOLD
 
 // With select-min-max (x86, whose vmaxps returns its second operand when
 // either is NaN), a maxnum reduction accumulates `x > acc ? x : acc` from
@@ -28,6 +29,31 @@
 // CHECK: vector.reduction <maxnumf>, %[[PARTIAL]], %[[OLD]] fastmath<reassoc> : vector<32xf32> into f32
 // CHECK-NOT: arith.maxnumf {{.*}} : vector<32xf32>
 // CHECK: return
+// With shuffle-reductions too (x86's pipeline sets both), the lanes fold by
+// the same compare and select, halving the vector (neither the accumulators
+// nor the guards hold NaN), and the result is NaN only when every lane saw
+// only NaN: one all-lanes test, then maxnum with the old value.
+// FOLD-LABEL: func.func @max_reduction
+// FOLD: %[[LOOP:.*]]:2 = scf.for
+// FOLD: %[[AT_START:.*]] = arith.cmpf oeq, %[[LOOP]]#0, %{{.*}}
+// FOLD: %[[GUARD_AT_START:.*]] = arith.cmpf oeq, %[[LOOP]]#1, %{{.*}}
+// FOLD: %[[ONLY_NAN:.*]] = arith.andi %[[AT_START]], %[[GUARD_AT_START]] : vector<32xi1>
+// FOLD: %[[ALL:.*]] = vector.reduction <and>, %[[ONLY_NAN]] : vector<32xi1> into i1
+// FOLD: %[[LO:.*]] = vector.shuffle %[[LOOP]]#0, %[[LOOP]]#0 [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]
+// FOLD: %[[HI:.*]] = vector.shuffle %[[LOOP]]#0, %[[LOOP]]#0 [16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31]
+// FOLD: %[[GT:.*]] = arith.cmpf ogt, %[[LO]], %[[HI]] : vector<16xf32>
+// FOLD: arith.select %[[GT]], %[[LO]], %[[HI]] : vector<16xi1>, vector<16xf32>
+// FOLD-COUNT-4: arith.cmpf ogt
+// FOLD: %[[LANE:.*]] = vector.extract %{{.*}}[0] : f32 from vector<1xf32>
+// FOLD: %[[NAN:.*]] = arith.constant 0x7FC00000 : f32
+// FOLD: %[[FOLDED:.*]] = arith.select %[[ALL]], %[[NAN]], %[[LANE]] : f32
+// FOLD: %[[TOTAL:.*]] = arith.maxnumf %[[FOLDED]], %{{.*}} fastmath<reassoc> : f32
+// FOLD: memref.store %[[TOTAL]]
+// FOLD-NOT: arith.maxnumf {{.*}} : vector
+// FOLD-NOT: vector.reduction <maxnumf>
+// FOLD-LABEL: func.func @min_and_sum
+// FOLD: arith.cmpf olt, %{{.*}}, %{{.*}} : vector<16xf32>
+// FOLD: arith.minnumf
 // MAXNUM-LABEL: func.func @max_reduction
 // MAXNUM: scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<32xf32>)
 // MAXNUM: arith.maxnumf %[[ACC]], %{{.*}} fastmath<reassoc> : vector<32xf32>
