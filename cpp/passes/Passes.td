@@ -347,7 +347,8 @@ def VectorizeElementLoops
     shuffle-reductions set, float min/max reductions fold their lanes by
     halving the vector rather than one lane at a time. With select-min-max
     set, maxnum/minnum reductions accumulate by compare and select (one x86
-    vmaxps/vminps) plus a guard accumulator for lanes that saw only NaN.
+    vmaxps/vminps) plus a guard accumulator for lanes that saw only NaN; with
+    shuffle-reductions too, their lanes fold by compare and select as well.
     With line-strips set, a strip spans at least a 64-byte cache line of its
     narrowest access (two registers of f32 on AVX2).
   }];
