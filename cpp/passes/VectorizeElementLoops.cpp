@@ -1363,6 +1363,21 @@ struct VectorizeElementLoopsPass
     return vector::makeArithReduction(b, loc, kind, lane, acc, flagsAttr);
   }
 
+  /// The lanes of a guarded reduction (isGuardedMinMax) that saw only NaN:
+  /// its accumulator and its guard both still at their start.
+  Value onlyNaNLanes(OpBuilder &b, Location loc, const Reduction &r,
+                     Value partial, Value guard) {
+    auto type = cast<VectorType>(partial.getType());
+    auto atStart = [&](Value v, bool isGuard) -> Value {
+      Value start = arith::ConstantOp::create(
+          b, loc, type, SplatElementsAttr::get(type, guardedStart(r, isGuard)));
+      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, v, start);
+    };
+    Value accAtStart = atStart(partial, false);
+    Value guardAtStart = atStart(guard, true);
+    return arith::AndIOp::create(b, loc, accAtStart, guardAtStart);
+  }
+
   /// Whether foldGuarded can fold `partial`'s lanes: shuffleReductions and
   /// a power-of-two count of lanes.
   bool foldsBySelect(Value partial) const {
@@ -1381,19 +1396,9 @@ struct VectorizeElementLoopsPass
   Value foldGuarded(OpBuilder &b, Location loc, const Reduction &r,
                     Value partial, Value guard, Value acc) {
     auto type = cast<VectorType>(partial.getType());
-    auto splat = [&](TypedAttr value) -> Value {
-      return arith::ConstantOp::create(b, loc, type,
-                                       SplatElementsAttr::get(type, value));
-    };
-    auto atStart = [&](Value v, bool isGuard) -> Value {
-      return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, v,
-                                   splat(guardedStart(r, isGuard)));
-    };
-    Value accAtStart = atStart(partial, false);
-    Value guardAtStart = atStart(guard, true);
-    Value onlyNaN = arith::AndIOp::create(b, loc, accAtStart, guardAtStart);
-    Value allOnlyNaN = vector::ReductionOp::create(
-        b, loc, vector::CombiningKind::AND, onlyNaN);
+    Value allOnlyNaN =
+        vector::ReductionOp::create(b, loc, vector::CombiningKind::AND,
+                                    onlyNaNLanes(b, loc, r, partial, guard));
     auto beyond = r.kind == vector::CombiningKind::MAXNUMF
                       ? arith::CmpFPredicate::OGT
                       : arith::CmpFPredicate::OLT;
@@ -1679,13 +1684,7 @@ struct VectorizeElementLoopsPass
       if (isGuardedMinMax(r, selectMinMax)) {
         // NaN in the lanes that saw only NaN, as maxnum/minnum has them.
         Value guard = stripLoops->getResult(nextGuard++);
-        auto at = [&](Value v, bool guard) -> Value {
-          return arith::CmpFOp::create(b, loc, arith::CmpFPredicate::OEQ, v,
-                                       splat(guardedStart(r, guard)));
-        };
-        Value accAtStart = at(partial, false);
-        Value guardAtStart = at(guard, true);
-        Value onlyNaN = arith::AndIOp::create(b, loc, accAtStart, guardAtStart);
+        Value onlyNaN = onlyNaNLanes(b, loc, r, partial, guard);
         auto type = cast<FloatType>(r.load.getType());
         partial = arith::SelectOp::create(
             b, loc, onlyNaN,

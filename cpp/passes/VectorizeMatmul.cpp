@@ -144,6 +144,29 @@ bool isZeroGlobal(Value source) {
          isPositiveZero(values.getSplatValue<Attribute>());
 }
 
+/// Adds to `buffers` every view of them, wherever made: those alias them.
+void addViews(DenseSet<Value> &buffers) {
+  SmallVector<Value> worklist(buffers.begin(), buffers.end());
+  while (!worklist.empty())
+    for (Operation *user : worklist.pop_back_val().getUsers())
+      if (isa<ViewLikeOpInterface>(user))
+        for (Value view : user->getResults())
+          if (buffers.insert(view).second)
+            worklist.push_back(view);
+}
+
+/// Whether `op` or an op nested in it uses one of `buffers`.
+bool touchesAny(Operation *op, const DenseSet<Value> &buffers) {
+  return op
+      ->walk([&](Operation *inner) {
+        for (Value operand : inner->getOperands())
+          if (buffers.contains(operand))
+            return WalkResult::interrupt();
+        return WalkResult::advance();
+      })
+      .wasInterrupted();
+}
+
 /// The op that sets all of `matmul`'s C, a local buffer, to +0 right before
 /// it (only ops not touching C or a view of it in between, in its block): a
 /// linalg.fill of a zero constant or a copy of a zero global (a tl.dot
@@ -157,21 +180,9 @@ Operation *zeroInitializer(linalg::MatmulOp matmul) {
   if (!isa_and_nonnull<memref::AllocaOp, memref::AllocOp>(C.getDefiningOp()))
     return nullptr;
   DenseSet<Value> views = {C};
-  SmallVector<Value> worklist = {C};
-  while (!worklist.empty())
-    for (Operation *user : worklist.pop_back_val().getUsers())
-      if (isa<ViewLikeOpInterface>(user))
-        for (Value view : user->getResults())
-          if (views.insert(view).second)
-            worklist.push_back(view);
+  addViews(views);
   for (Operation *op = matmul->getPrevNode(); op; op = op->getPrevNode()) {
-    WalkResult touches = op->walk([&](Operation *inner) {
-      for (Value operand : inner->getOperands())
-        if (views.contains(operand))
-          return WalkResult::interrupt();
-      return WalkResult::advance();
-    });
-    if (!touches.wasInterrupted())
+    if (!touchesAny(op, views))
       continue;
     if (auto fill = dyn_cast<linalg::FillOp>(op)) {
       Attribute value;
@@ -375,25 +386,11 @@ struct VectorizeMatmulPass : impl::VectorizeMatmulBase<VectorizeMatmulPass> {
     for (linalg::MatmulOp dot : run)
       for (Value input : dot.getDpsInputs())
         kept.insert(input);
-    // Views of those buffers, wherever made, alias them.
-    SmallVector<Value> worklist(kept.begin(), kept.end());
-    while (!worklist.empty())
-      for (Operation *user : worklist.pop_back_val().getUsers())
-        if (isa<ViewLikeOpInterface>(user))
-          for (Value view : user->getResults())
-            if (kept.insert(view).second)
-              worklist.push_back(view);
+    addViews(kept);
     for (Operation *op = last->getNextNode(); op != next;
-         op = op->getNextNode()) {
-      WalkResult touches = op->walk([&](Operation *inner) {
-        for (Value operand : inner->getOperands())
-          if (kept.contains(operand))
-            return WalkResult::interrupt();
-        return WalkResult::advance();
-      });
-      if (touches.wasInterrupted())
+         op = op->getNextNode())
+      if (touchesAny(op, kept))
         return false;
-    }
     return true;
   }
 
