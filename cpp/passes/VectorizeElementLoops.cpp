@@ -1350,17 +1350,32 @@ struct VectorizeElementLoopsPass
         type.isScalable() || !llvm::isPowerOf2_64(lanes))
       return vector::ReductionOp::create(b, loc, kind, partial, acc, flags);
     auto flagsAttr = arith::FastMathFlagsAttr::get(b.getContext(), flags);
+    Value lane = foldHalves(b, loc, partial, [&](Value low, Value high) {
+      return vector::makeArithReduction(b, loc, kind, low, high, flagsAttr);
+    });
+    return vector::makeArithReduction(b, loc, kind, lane, acc, flagsAttr);
+  }
+
+  /// Lane 0 of `vector` (rank 1, a power-of-two count of lanes) after
+  /// log2(lanes) steps of combining its low and high halves (shuffles).
+  static Value foldHalves(OpBuilder &b, Location loc, Value vector,
+                          function_ref<Value(Value, Value)> combine) {
+    int64_t lanes = cast<VectorType>(vector.getType()).getNumElements();
     for (; lanes > 1; lanes /= 2) {
       auto low = llvm::to_vector(llvm::seq<int64_t>(0, lanes / 2));
       auto high = llvm::to_vector(llvm::seq<int64_t>(lanes / 2, lanes));
-      Value lowHalf = vector::ShuffleOp::create(b, loc, partial, partial, low);
-      Value highHalf =
-          vector::ShuffleOp::create(b, loc, partial, partial, high);
-      partial = vector::makeArithReduction(b, loc, kind, lowHalf, highHalf,
-                                           flagsAttr);
+      Value lowHalf = vector::ShuffleOp::create(b, loc, vector, vector, low);
+      Value highHalf = vector::ShuffleOp::create(b, loc, vector, vector, high);
+      vector = combine(lowHalf, highHalf);
     }
-    Value lane = vector::ExtractOp::create(b, loc, partial, 0);
-    return vector::makeArithReduction(b, loc, kind, lane, acc, flagsAttr);
+    return vector::ExtractOp::create(b, loc, vector, 0);
+  }
+
+  /// The fast-math flags of a reduction's combining op.
+  static arith::FastMathFlags combineFlags(const Reduction &r) {
+    auto fastmath = dyn_cast<arith::ArithFastMathInterface>(r.combine);
+    return fastmath ? fastmath.getFastMathFlagsAttr().getValue()
+                    : arith::FastMathFlags::none;
   }
 
   /// The lanes of a guarded reduction (isGuardedMinMax) that saw only NaN:
@@ -1402,27 +1417,17 @@ struct VectorizeElementLoopsPass
     auto beyond = r.kind == vector::CombiningKind::MAXNUMF
                       ? arith::CmpFPredicate::OGT
                       : arith::CmpFPredicate::OLT;
-    Value folded = partial;
-    for (int64_t lanes = type.getNumElements(); lanes > 1; lanes /= 2) {
-      auto low = llvm::to_vector(llvm::seq<int64_t>(0, lanes / 2));
-      auto high = llvm::to_vector(llvm::seq<int64_t>(lanes / 2, lanes));
-      Value lowHalf = vector::ShuffleOp::create(b, loc, folded, folded, low);
-      Value highHalf = vector::ShuffleOp::create(b, loc, folded, folded, high);
-      folded = arith::SelectOp::create(
-          b, loc, arith::CmpFOp::create(b, loc, beyond, lowHalf, highHalf),
-          lowHalf, highHalf);
-    }
-    Value lane = vector::ExtractOp::create(b, loc, folded, 0);
+    Value lane = foldHalves(b, loc, partial, [&](Value low, Value high) {
+      return arith::SelectOp::create(
+          b, loc, arith::CmpFOp::create(b, loc, beyond, low, high), low, high);
+    });
     auto floatType = cast<FloatType>(type.getElementType());
     Value nan = arith::ConstantOp::create(
         b, loc,
         FloatAttr::get(floatType,
                        APFloat::getQNaN(floatType.getFloatSemantics())));
     lane = arith::SelectOp::create(b, loc, allOnlyNaN, nan, lane);
-    auto fastmath = dyn_cast<arith::ArithFastMathInterface>(r.combine);
-    auto flags = arith::FastMathFlagsAttr::get(
-        b.getContext(), fastmath ? fastmath.getFastMathFlagsAttr().getValue()
-                                 : arith::FastMathFlags::none);
+    auto flags = arith::FastMathFlagsAttr::get(b.getContext(), combineFlags(r));
     return vector::makeArithReduction(b, loc, r.kind, lane, acc, flags);
   }
 
@@ -1694,11 +1699,7 @@ struct VectorizeElementLoopsPass
       }
       Value acc = memref::LoadOp::create(b, loc, r.load.getMemRef(),
                                          r.load.getIndices());
-      auto fastmath = dyn_cast<arith::ArithFastMathInterface>(r.combine);
-      Value total =
-          reduceLanes(b, loc, r.kind, partial, acc,
-                      fastmath ? fastmath.getFastMathFlagsAttr().getValue()
-                               : arith::FastMathFlags::none);
+      Value total = reduceLanes(b, loc, r.kind, partial, acc, combineFlags(r));
       memref::StoreOp::create(b, loc, total, r.store.getMemRef(),
                               r.store.getIndices());
     }
