@@ -8,15 +8,19 @@
 // the reduced argument up to 0.78, needs a polynomial of degree 7. Here the
 // argument is clamped to <= 1, which changes no value (NaN passes); after
 // fusion and vectorization, where the maximum is out of sight, that clamp
-// tells spine-approximate-math the bound (any bound up to 88 does): it takes
-// the place of exp's upper clamp, and the cap and a polynomial degree go.
-// 14 ops per element instead of 16 (softmax on AVX2, Zen 3, in one process
-// with the unbounded form: 4-13% faster; docs/benchmarks.md, session 22).
-// The bound is 1, not 0: x86 makes a select against zero a compare and an
-// and-mask, one op more than the vminps of a nonzero bound.
+// tells spine-approximate-math the bound (any bound up to 88 does): exp's
+// upper clamp, the cap and a polynomial degree go (softmax on AVX2, Zen 3, in
+// one process with the unbounded form: 4-13% faster; docs/benchmarks.md,
+// session 22). The clamp is marked kKnownBound (KnownBound.h), so that
+// spine-approximate-math reads x through it and it costs no op either
+// (softmax on AVX-512: 13 ops per element in the exponential's walk instead
+// of 14; session 42). The bound is 1, not 0: where a clamp stays, x86 makes a
+// select against zero a compare and an and-mask, one op more than the vminps
+// of a nonzero bound.
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/KnownBound.h"
 #include "passes/Passes.h"
 #include "triton/Dialect.h"
 
@@ -86,8 +90,9 @@ struct BoundShiftedExponentsPass
       // own clamps take, one vminps on x86).
       Value atMostOne = arith::CmpFOp::create(b, loc, arith::CmpFPredicate::ULE,
                                               argument, one);
-      Value clamped = arith::SelectOp::create(b, loc, atMostOne, argument, one);
-      exp.getOperandMutable().assign(clamped);
+      auto clamped = arith::SelectOp::create(b, loc, atMostOne, argument, one);
+      clamped->setAttr(kKnownBound, b.getUnitAttr());
+      exp.getOperandMutable().assign(clamped.getResult());
     });
   }
 };

@@ -115,7 +115,9 @@ def BoundShiftedExponents
     expanded and broadcast back: softmax's `x - tl.max(x, axis)`) is at most
     0 or NaN. It is clamped to <= 1 by a select on an unordered compare,
     which changes no value and lets spine-approximate-math leave out the
-    exp's own upper clamp, its exponent cap and a polynomial degree.
+    exp's own upper clamp, its exponent cap and a polynomial degree. The
+    select is marked `spine.known_bound`: spine-approximate-math takes the
+    bound from it and reads the argument through it.
   }];
   let dependentDialects = ["arith::ArithDialect"];
 }

@@ -71,6 +71,32 @@ func.func @exp_f32_at_most_zero(%x: vector<8xf32>) -> vector<8xf32> {
   return %0 : vector<8xf32>
 }
 
+// The same clamp marked as only carrying its bound (spine.known_bound, from
+// spine-bound-shifted-exponents): the bound is taken from it and x is read
+// through it, so the clamp itself goes: one compare and select (the lower
+// clamp) before the rounding, and none with vscalefps either.
+// CHECK-LABEL: func.func @exp_f32_known_bound(
+// CHECK-SAME: %[[X:[a-z0-9]+]]: vector<8xf32>
+// CHECK-NOT: arith.cmpf ule
+// CHECK: %[[GE:.*]] = arith.cmpf uge, %[[X]], %{{.*}}
+// CHECK: %[[X1:.*]] = arith.select %[[GE]], %[[X]], %{{.*}}
+// CHECK-NEXT: math.fma %[[X1]]
+// CHECK-COUNT-7: math.fma
+// CHECK-NOT: arith.select
+// CHECK: return
+// SCALEF-LABEL: func.func @exp_f32_known_bound(
+// SCALEF-NOT: arith.cmpf ule
+// SCALEF: arith.cmpf uge
+// SCALEF-NOT: arith.cmpf
+// SCALEF: llvm.call_intrinsic "llvm.x86.avx512.mask.scalef.ps.256"
+func.func @exp_f32_known_bound(%x: vector<8xf32>) -> vector<8xf32> {
+  %one = arith.constant dense<1.0> : vector<8xf32>
+  %le = arith.cmpf ule, %x, %one : vector<8xf32>
+  %x0 = arith.select %le, %x, %one {spine.known_bound} : vector<8xi1>, vector<8xf32>
+  %0 = math.exp %x0 : vector<8xf32>
+  return %0 : vector<8xf32>
+}
+
 // A bound above 88 (x * log2(e) may round to 128) keeps the cap and the
 // degree-7 polynomial; the upper clamp goes (88.8 is above the bound's 88.5).
 // CHECK-LABEL: func.func @exp_f32_at_most_88_5(

@@ -1,12 +1,13 @@
 // RUN: spine-triton-opt --spine-bound-shifted-exponents %s | FileCheck %s
 
 // Softmax's row: exp(x - splat(max(x))). The argument (<= 0) is clamped to
-// <= 1 by an unordered compare and a select, and exp takes the clamped value.
+// <= 1 by an unordered compare and a select, marked as only carrying that
+// bound, and exp takes the clamped value.
 // CHECK-LABEL: tt.func @row
 // CHECK: %[[D:.*]] = arith.subf
 // CHECK: %[[ONE:.*]] = arith.constant dense<1.000000e+00> : tensor<64xf32>
 // CHECK: %[[LE:.*]] = arith.cmpf ule, %[[D]], %[[ONE]] : tensor<64xf32>
-// CHECK: %[[C:.*]] = arith.select %[[LE]], %[[D]], %[[ONE]]
+// CHECK: %[[C:.*]] = arith.select %[[LE]], %[[D]], %[[ONE]] {spine.known_bound}
 // CHECK: math.exp %[[C]] : tensor<64xf32>
 tt.func @row(%x: tensor<64xf32>) -> tensor<64xf32> {
   %m = "tt.reduce"(%x) <{axis = 0 : i32}> ({
@@ -24,7 +25,7 @@ tt.func @row(%x: tensor<64xf32>) -> tensor<64xf32> {
 // expanded on the same axis and broadcast back.
 // CHECK-LABEL: tt.func @rows
 // CHECK: arith.cmpf ule
-// CHECK: arith.select
+// CHECK: arith.select {{.*}} {spine.known_bound}
 // CHECK: math.exp
 tt.func @rows(%x: tensor<8x32xf32>) -> tensor<8x32xf32> {
   %m = "tt.reduce"(%x) <{axis = 1 : i32}> ({
