@@ -102,8 +102,9 @@ int64_t stepsAhead(int64_t bytes) {
   return std::clamp<int64_t>(llvm::divideCeil(kPrefetchLookaheadBytes, bytes),
                              1, kMaxPrefetchDistance);
 }
-/// Vector registers per strip in a loop that reduces.
-constexpr int64_t reductionRegisters = 4;
+/// Vector registers per strip in a loop that reduces, and with lineStrips in
+/// any loop.
+constexpr int64_t stripRegisters = 4;
 
 /// Integer division traps on a zero divisor: it must not run for lanes the
 /// mask turned off.
@@ -1573,7 +1574,7 @@ struct VectorizeElementLoopsPass
     // A reduction's accumulator is a chain of dependent vector ops: strips of
     // several registers give the backend independent chains to overlap.
     if (!analysis.getReductions().empty())
-      lanes = std::min(lanes * reductionRegisters, maxLanes);
+      lanes = std::min(lanes * stripRegisters, maxLanes);
     // With lineStrips (x86), a strip spans at least a cache line of its
     // narrowest access (two registers of f32 on AVX2): the once-per-line
     // work (prefetches, their share of the next program's row) then runs
@@ -1581,11 +1582,21 @@ struct VectorizeElementLoopsPass
     // streaming stores fill whole lines. Layer norm on Zen 3 (AVX2), 2
     // threads, in turns with 8-lane strips: 4096 x 8192 +60-75%, 4096 x
     // 4096 +20-40%; softmax and the tutorial matmul's tile copies measured
-    // the same. RVV keeps one register group: unmeasured there, and wider
-    // strips double its i64 address vectors (LMUL 4 at VLEN 256).
+    // the same. A loop that does not reduce takes stripRegisters registers
+    // too: the per-strip work (the share of the next program's prefetches,
+    // the loop's own control) is a dozen scalar ops, and while a loop
+    // streams beyond the cache every op it adds costs time (layer norm's
+    // store walk on AVX-512, Emerald Rapids, in one process with strips of
+    // one register: 4096 x 4096 +11-14% on 1 and 2 threads, 4096 x 8192
+    // +9%, 4096 x 1024 +4%, 4096 x 512 +3%; vector add, softmax and the
+    // tutorial matmul within the noise; docs/benchmarks.md, session 42).
+    // RVV keeps one register group: unmeasured there, and wider strips
+    // double its i64 address vectors (LMUL 4 at VLEN 256).
     if (lineStrips)
       lanes = std::clamp<int64_t>(
-          kCacheLineBytes * 8 / analysis.narrowestAccess(), lanes, maxLanes);
+          std::max(kCacheLineBytes * 8 / analysis.narrowestAccess(),
+                   vectorBits / analysis.narrowestAccess() * stripRegisters),
+          lanes, maxLanes);
     while (lanes > trips)
       lanes /= 2;
     int64_t strips = trips / lanes;
