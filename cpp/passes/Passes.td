@@ -352,8 +352,8 @@ def VectorizeElementLoops
     vmaxps/vminps) plus a guard accumulator for lanes that saw only NaN; with
     shuffle-reductions too, their lanes fold by compare and select as well.
     With line-strips set, a strip spans at least a 64-byte cache line of its
-    narrowest access (two registers of f32 on AVX2), and four registers in
-    loops that do not reduce as in those that do.
+    narrowest access (two registers of f32 on AVX2); with 512-bit registers
+    it spans four of them in loops that do not reduce, as in those that do.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"256",
@@ -371,9 +371,9 @@ def VectorizeElementLoops
            "returns the second operand for NaN (x86 vmaxps), not IEEE "
            "maxNum (RVV vfmax)">,
     Option<"lineStrips", "line-strips", "bool", /*default=*/"false",
-           "Strips span at least a cache line and four registers of their "
-           "narrowest access (x86: measured there; RVV keeps one register "
-           "group)">,
+           "Strips span at least a cache line of their narrowest access, "
+           "four 512-bit registers on AVX-512 (x86: measured there; RVV "
+           "keeps one register group)">,
   ];
   let dependentDialects = ["vector::VectorDialect", "scf::SCFDialect",
                            "arith::ArithDialect", "LLVM::LLVMDialect"];

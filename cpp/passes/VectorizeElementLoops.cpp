@@ -102,8 +102,8 @@ int64_t stepsAhead(int64_t bytes) {
   return std::clamp<int64_t>(llvm::divideCeil(kPrefetchLookaheadBytes, bytes),
                              1, kMaxPrefetchDistance);
 }
-/// Vector registers per strip in a loop that reduces, and with lineStrips in
-/// any loop.
+/// Vector registers per strip in a loop that reduces, and with lineStrips and
+/// 512-bit registers in any loop.
 constexpr int64_t stripRegisters = 4;
 
 /// Integer division traps on a zero divisor: it must not run for lanes the
@@ -1582,21 +1582,29 @@ struct VectorizeElementLoopsPass
     // streaming stores fill whole lines. Layer norm on Zen 3 (AVX2), 2
     // threads, in turns with 8-lane strips: 4096 x 8192 +60-75%, 4096 x
     // 4096 +20-40%; softmax and the tutorial matmul's tile copies measured
-    // the same. A loop that does not reduce takes stripRegisters registers
-    // too: the per-strip work (the share of the next program's prefetches,
-    // the loop's own control) is a dozen scalar ops, and while a loop
-    // streams beyond the cache every op it adds costs time (layer norm's
-    // store walk on AVX-512, Emerald Rapids, in one process with strips of
-    // one register: 4096 x 4096 +11-14% on 1 and 2 threads, 4096 x 8192
-    // +9%, 4096 x 1024 +4%, 4096 x 512 +3%; vector add, softmax and the
-    // tutorial matmul within the noise; docs/benchmarks.md, session 42).
-    // RVV keeps one register group: unmeasured there, and wider strips
-    // double its i64 address vectors (LMUL 4 at VLEN 256).
-    if (lineStrips)
-      lanes = std::clamp<int64_t>(
-          std::max(kCacheLineBytes * 8 / analysis.narrowestAccess(),
-                   vectorBits / analysis.narrowestAccess() * stripRegisters),
-          lanes, maxLanes);
+    // the same. With 512-bit registers (AVX-512: a line is one register of
+    // f32, and there are 32 registers) a loop that does not reduce takes
+    // stripRegisters registers too: the per-strip work (the share of the
+    // next program's prefetches, the loop's own control) is a dozen scalar
+    // ops, and while a loop streams beyond the cache every op it adds costs
+    // time. Emerald Rapids, in one process with strips of one register:
+    // layer norm's store walk 4096 x 4096 +11-14% on 1 and 2 threads, 4096
+    // x 8192 +9%, 4096 x 1024 +4%, 4096 x 512 +3%; elementwise GELU, erf
+    // and SiLU over 2^22 floats +6-9% although a GELU's strip then spills
+    // (111 spills instead of 3); vector add, softmax and the tutorial matmul
+    // within the noise (docs/benchmarks.md, session 42). AVX2 keeps strips
+    // of a line: its 16 registers spill three times as much there (147
+    // spills instead of 48 for that GELU), unmeasured. RVV keeps one register
+    // group: unmeasured there, and wider strips double its i64 address
+    // vectors (LMUL 4 at VLEN 256).
+    if (lineStrips) {
+      int64_t lineLanes = kCacheLineBytes * 8 / analysis.narrowestAccess();
+      if (vectorBits >= 512)
+        lineLanes =
+            std::max(lineLanes,
+                     vectorBits / analysis.narrowestAccess() * stripRegisters);
+      lanes = std::clamp<int64_t>(lineLanes, lanes, maxLanes);
+    }
     while (lanes > trips)
       lanes /= 2;
     int64_t strips = trips / lanes;

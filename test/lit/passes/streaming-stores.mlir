@@ -1,5 +1,6 @@
 // RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-element-loops{vector-bits=256 streaming-store-bytes=33554432 line-strips=1}))' %s | FileCheck %s
 // RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-element-loops{vector-bits=256}))' %s | FileCheck %s --check-prefix=OFF
+// RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-element-loops{vector-bits=512 streaming-store-bytes=33554432 line-strips=1}))' %s | FileCheck %s --check-prefix=WIDE
 
 // OFF-NOT: nontemporal
 // OFF-NOT: arith.cmpf oge
@@ -11,9 +12,9 @@
 // of the loop over rows; compared with the threshold (2^25 bytes). Whole strips
 // store non-temporally when that holds and their address is 32-byte aligned;
 // partial strips keep masked stores, and the write prefetch of the next row
-// runs only when the loop does not stream. A strip spans four 256-bit
-// registers (32 floats, two 64-byte lines), so that prefetch needs no test of
-// the strip's place in a line: one per line.
+// runs only when the loop does not stream. A strip spans a 64-byte line (16
+// floats, two 256-bit registers), so that prefetch needs no test of the
+// strip's place in its line.
 // CHECK-LABEL: func.func @row_store_in_persistent_loop
 // CHECK: scf.for %[[ROW:.*]] = %arg3 to %arg2 step %arg4
 // CHECK: %[[LOOP_BYTES:.*]] = arith.constant 5.120000e+02 : f64
@@ -32,25 +33,37 @@
 // CHECK: %[[ADDR:.*]] = llvm.ptrtoint %{{.*}} : !llvm.ptr to i64
 // CHECK: %[[LOW:.*]] = arith.andi %[[ADDR]], %c31_i64 : i64
 // CHECK: %[[ALIGNED:.*]] = arith.cmpi eq, %[[LOW]], %c0_i64 : i64
-// CHECK: scf.for %{{.*}} = %c0 to %c64{{.*}} step %c32 {
+// CHECK: scf.for %{{.*}} = %c0 to %c64{{.*}} step %c16 {
 // CHECK: %[[EXISTS:.*]] = arith.cmpi slt, %{{.*}}, %arg2 : index
 // CHECK-NOT: arith.remui
 // CHECK: %[[NOT_STREAM:.*]] = arith.xori %[[STREAM]], %true
 // CHECK-NEXT: %[[WHEN:.*]] = arith.andi %[[EXISTS]], %[[NOT_STREAM]] : i1
 // CHECK-NEXT: scf.if %[[WHEN]] {
-// CHECK-NEXT: "llvm.intr.prefetch"(%[[LINE:.*]]) <{cache = 1 : i32, hint = 3 : i32, rw = 1 : i32}>
-// CHECK-NEXT: %[[LINE2:.*]] = llvm.getelementptr %[[LINE]][64]
-// CHECK-NEXT: "llvm.intr.prefetch"(%[[LINE2]]) <{cache = 1 : i32, hint = 3 : i32, rw = 1 : i32}>
-// CHECK-NEXT: {{^ *}}}
+// CHECK-NEXT: "llvm.intr.prefetch"(%{{.*}}) <{cache = 1 : i32, hint = 3 : i32, rw = 1 : i32}>
 // CHECK: %[[ALLON:.*]] = vector.reduction <and>
 // CHECK: scf.if %[[ALLON]] {
 // CHECK-NEXT: %[[BOTH:.*]] = arith.andi %[[STREAM]], %[[ALIGNED]] : i1
 // CHECK: scf.if %[[BOTH]] {
-// CHECK: llvm.store %{{.*}}, %[[PTR:.*]] {alignment = 32 : i64, nontemporal} : vector<32xf32>, !llvm.ptr
+// CHECK: llvm.store %{{.*}}, %[[PTR:.*]] {alignment = 32 : i64, nontemporal} : vector<16xf32>, !llvm.ptr
 // CHECK: } else {
-// CHECK: llvm.store %{{.*}}, %[[PTR]] {alignment = 4 : i64} : vector<32xf32>, !llvm.ptr
+// CHECK: llvm.store %{{.*}}, %[[PTR]] {alignment = 4 : i64} : vector<16xf32>, !llvm.ptr
 // CHECK: } else {
 // CHECK: llvm.intr.masked.store
+// With 512-bit registers a strip of a loop that does not reduce spans four
+// of them (64 floats, four lines), as a reducing loop's does: one write
+// prefetch per line, the strip's stores whole vectors of 64 floats.
+// WIDE-LABEL: func.func @row_store_in_persistent_loop
+// WIDE: scf.for %{{.*}} = %c0 to %c64{{.*}} step %c64{{.*}} {
+// WIDE: scf.if
+// WIDE-NEXT: "llvm.intr.prefetch"(%[[LINE:.*]]) <{cache = 1 : i32, hint = 3 : i32, rw = 1 : i32}>
+// WIDE-NEXT: llvm.getelementptr %[[LINE]][64]
+// WIDE-NEXT: "llvm.intr.prefetch"
+// WIDE-NEXT: llvm.getelementptr %[[LINE]][128]
+// WIDE-NEXT: "llvm.intr.prefetch"
+// WIDE-NEXT: llvm.getelementptr %[[LINE]][192]
+// WIDE-NEXT: "llvm.intr.prefetch"
+// WIDE-NEXT: {{^ *}}}
+// WIDE: llvm.store %{{.*}} {alignment = 64 : i64, nontemporal} : vector<64xf32>, !llvm.ptr
 func.func @row_store_in_persistent_loop(%base: i64, %n: i32, %rows: index,
                                         %first: index, %step: index,
                                         %buf: memref<64xf32>, %pid_x: i32,
