@@ -352,6 +352,41 @@ def test_max_min_where_whole_lanes_are_nan(dtype, n):
     torch.testing.assert_close(pmx, x.max(dim=1).values, **exact)
 
 
+@triton.jit
+def max_and_min_alone_kernel(x_ptr, mx_ptr, mn_ptr, n, BLOCK: tl.constexpr):
+    # Each reduction alone in its loop over the row, as softmax's maximum is: on x86 such a loop
+    # accumulates without a NaN guard and runs again where its result stays at -inf (+inf).
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * n + cols, mask=cols < n, other=-float("inf"))
+    tl.store(mx_ptr + row, tl.max(x, axis=0))
+    y = tl.load(x_ptr + row * n + cols, mask=cols < n, other=float("inf"))
+    tl.store(mn_ptr + row, tl.min(y, axis=0))
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("n", [1024, 1000, 37])
+def test_max_and_min_alone_where_rows_are_nan_or_inf(dtype, n):
+    rows = [torch.full((n,), NAN), torch.full((n,), -INF), torch.full((n,), INF)]
+    for kept in (0, n // 2 + 1, n - 1):
+        for value in (7.0, -INF, INF, -0.0):
+            row = torch.full((n,), NAN)
+            row[kept] = value
+            rows.append(row)
+    for value in (-INF, INF):
+        row = torch.full((n,), value)
+        row[::3] = NAN
+        rows.append(row)
+    rows.append(torch.linspace(-5, 5, n))
+    x = torch.stack(rows).to(dtype)
+    mx, mn = (torch.empty(len(rows), dtype=dtype) for _ in range(2))
+    max_and_min_alone_kernel[(len(rows),)](x, mx, mn, n, BLOCK=triton.next_power_of_2(n))
+    exact = {"rtol": 0, "atol": 0, "equal_nan": True}
+    block = triton.next_power_of_2(n)
+    torch.testing.assert_close(mx, nan_skipping(padded(x, block, -INF), torch.amax, 1), **exact)
+    torch.testing.assert_close(mn, nan_skipping(padded(x, block, INF), torch.amin, 1), **exact)
+
+
 def test_2d_reductions_with_nan_and_inf_on_both_axes():
     M, N = 16, 32
     x = torch.randn(M, N)

@@ -7,8 +7,9 @@
 // -inf (one vmaxps, NaN elements skipped) and a guard `x < g ? x : g` from
 // +inf. Lanes still at -inf and +inf saw only NaN: they become NaN before the
 // lanes fold, as maxnum has them. Without the option, vector maxnumf from NaN
-// (RVV's vfmax is maxNum itself).
-// CHECK-LABEL: func.func @max_reduction
+// (RVV's vfmax is maxNum itself). (A loop that also stores keeps the guard;
+// see @max_reduction for one that does not.)
+// CHECK-LABEL: func.func @max_reduction_storing
 // CHECK-DAG: %[[NEG:.*]] = arith.constant dense<0xFF800000> : vector<32xf32>
 // CHECK-DAG: %[[POS:.*]] = arith.constant dense<0x7F800000> : vector<32xf32>
 // CHECK: %[[LOOP:.*]]:2 = scf.for %[[J:.*]] = %c0 to %c1024{{.*}} step %c32{{.*}} iter_args(%[[ACC:.*]] = %[[NEG]], %[[GUARD:.*]] = %[[POS]]) -> (vector<32xf32>, vector<32xf32>)
@@ -33,7 +34,7 @@
 // the same compare and select, halving the vector (neither the accumulators
 // nor the guards hold NaN), and the result is NaN only when every lane saw
 // only NaN: one all-lanes test, then maxnum with the old value.
-// FOLD-LABEL: func.func @max_reduction
+// FOLD-LABEL: func.func @max_reduction_storing
 // FOLD: %[[LOOP:.*]]:2 = scf.for
 // FOLD: %[[AT_START:.*]] = arith.cmpf oeq, %[[LOOP]]#0, %{{.*}}
 // FOLD: %[[GUARD_AT_START:.*]] = arith.cmpf oeq, %[[LOOP]]#1, %{{.*}}
@@ -51,13 +52,55 @@
 // FOLD: memref.store %[[TOTAL]]
 // FOLD-NOT: arith.maxnumf {{.*}} : vector
 // FOLD-NOT: vector.reduction <maxnumf>
-// FOLD-LABEL: func.func @min_and_sum
-// FOLD: arith.cmpf olt, %{{.*}}, %{{.*}} : vector<16xf32>
-// FOLD: arith.minnumf
-// MAXNUM-LABEL: func.func @max_reduction
+// MAXNUM-LABEL: func.func @max_reduction_storing
 // MAXNUM: scf.for {{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<32xf32>)
 // MAXNUM: arith.maxnumf %[[ACC]], %{{.*}} fastmath<reassoc> : vector<32xf32>
 // MAXNUM-NOT: arith.select
+func.func @max_reduction_storing(%in: memref<1024xf32>, %acc: memref<f32>,
+                                 %out: memref<1024xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c1024 = arith.constant 1024 : index
+  scf.for %j = %c0 to %c1024 step %c1 {
+    %x = memref.load %in[%j] : memref<1024xf32>
+    %a = memref.load %acc[] : memref<f32>
+    %m = arith.maxnumf %a, %x fastmath<reassoc> : f32
+    memref.store %m, %acc[] : memref<f32>
+    memref.store %x, %out[%j] : memref<1024xf32>
+  }
+  return
+}
+
+// A loop whose only write is its one max reduction (softmax's maximum walk)
+// goes without the guard: one compare and select per register. Lanes that
+// saw only NaN stay at -inf, which is the right maxnum unless the whole
+// result ends there; then the buffer takes back its value from before the
+// loop and the loop, kept scalar, runs again (rows of -inf or NaN only).
+// CHECK-LABEL: func.func @max_reduction(
+// CHECK: %[[INIT:.*]] = memref.load %[[ACC_BUF:.*]][] : memref<f32>
+// CHECK: %[[LOOP:.*]] = scf.for %{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (vector<32xf32>) {
+// CHECK: %[[ABOVE:.*]] = arith.cmpf ogt, %[[X:.*]], %[[ACC]] : vector<32xf32>
+// CHECK-NEXT: %[[MAX:.*]] = arith.select %[[ABOVE]], %[[X]], %[[ACC]]
+// CHECK-NEXT: scf.yield %[[MAX]] : vector<32xf32>
+// CHECK-NOT: arith.cmpf oeq, %[[LOOP]]
+// CHECK: vector.reduction <maxnumf>, %[[LOOP]], %{{.*}} fastmath<reassoc>
+// CHECK: memref.store
+// CHECK: %[[RESULT:.*]] = memref.load %[[ACC_BUF]][] : memref<f32>
+// CHECK: %[[NEG_INF:.*]] = arith.constant 0xFF800000 : f32
+// CHECK: %[[AT_START:.*]] = arith.cmpf oeq, %[[RESULT]], %[[NEG_INF]] : f32
+// CHECK: scf.if %[[AT_START]] {
+// CHECK-NEXT: memref.store %[[INIT]], %[[ACC_BUF]][] : memref<f32>
+// CHECK-NEXT: scf.for
+// CHECK-NEXT: memref.load
+// CHECK-NEXT: memref.load
+// CHECK-NEXT: arith.maxnumf {{.*}} : f32
+// FOLD-LABEL: func.func @max_reduction(
+// FOLD: scf.for {{.*}} -> (vector<32xf32>)
+// FOLD-NOT: vector.reduction <and>
+// FOLD: arith.cmpf ogt, %{{.*}}, %{{.*}} : vector<16xf32>
+// FOLD-NOT: 0x7FC00000
+// FOLD: arith.maxnumf {{.*}} : f32
+// FOLD: scf.if
 func.func @max_reduction(%in: memref<1024xf32>, %acc: memref<f32>) {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
@@ -71,6 +114,9 @@ func.func @max_reduction(%in: memref<1024xf32>, %acc: memref<f32>) {
   return
 }
 
+// FOLD-LABEL: func.func @min_and_sum
+// FOLD: arith.cmpf olt, %{{.*}}, %{{.*}} : vector<16xf32>
+// FOLD: arith.minnumf
 // minnum mirrors it (from +inf, guard from -inf); the accumulator may be
 // either operand. A sum beside it keeps one accumulator; the guard comes
 // after every reduction's accumulator.
