@@ -379,10 +379,10 @@ def test_max_and_min_alone_where_rows_are_nan_or_inf(dtype, n):
         rows.append(row)
     rows.append(torch.linspace(-5, 5, n))
     x = torch.stack(rows).to(dtype)
-    mx, mn = (torch.empty(len(rows), dtype=dtype) for _ in range(2))
-    max_and_min_alone_kernel[(len(rows),)](x, mx, mn, n, BLOCK=triton.next_power_of_2(n))
-    exact = {"rtol": 0, "atol": 0, "equal_nan": True}
     block = triton.next_power_of_2(n)
+    mx, mn = (torch.empty(len(rows), dtype=dtype) for _ in range(2))
+    max_and_min_alone_kernel[(len(rows),)](x, mx, mn, n, BLOCK=block)
+    exact = {"rtol": 0, "atol": 0, "equal_nan": True}
     torch.testing.assert_close(mx, nan_skipping(padded(x, block, -INF), torch.amax, 1), **exact)
     torch.testing.assert_close(mn, nan_skipping(padded(x, block, INF), torch.amin, 1), **exact)
 
