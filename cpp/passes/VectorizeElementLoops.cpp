@@ -156,6 +156,13 @@ bool isGuardedMinMax(const Reduction &r, bool selectMinMax) {
           r.kind == vector::CombiningKind::MINNUMF);
 }
 
+/// Whether `r` is guarded (isGuardedMinMax) and keeps its guard
+/// accumulator: not where its loop goes without (`guardFree`, see
+/// rechecksAtStart).
+bool keepsGuard(const Reduction &r, bool selectMinMax, bool guardFree) {
+  return isGuardedMinMax(r, selectMinMax) && !guardFree;
+}
+
 /// Where a guarded reduction's accumulator (or, with `guard`, its guard)
 /// starts: -inf (+inf) for maxnum, the reverse for minnum.
 TypedAttr guardedStart(const Reduction &r, bool guard) {
@@ -514,7 +521,9 @@ public:
       vectors[r.load.getResult()] = acc;
       if (isGuardedMinMax(r, selectMinMax))
         guards[r.combine] = {r.load.getResult(),
-                             guardFree ? Value() : accumulators[nextGuard++]};
+                             keepsGuard(r, selectMinMax, guardFree)
+                                 ? accumulators[nextGuard++]
+                                 : Value()};
     }
     Value oldIv = loop.getInductionVar();
     scalars.map(oldIv, stripIv);
@@ -578,7 +587,7 @@ public:
     for (const Reduction &r : reductions)
       partials.push_back(vectors.lookup(r.combine->getResult(0)));
     for (const Reduction &r : reductions)
-      if (isGuardedMinMax(r, selectMinMax) && !guardFree)
+      if (keepsGuard(r, selectMinMax, guardFree))
         partials.push_back(guards.lookup(r.combine).updated);
     return partials;
   }
@@ -1596,14 +1605,17 @@ struct VectorizeElementLoopsPass
     return !writes.wasInterrupted();
   }
 
-  /// After `loop`, where its guard-free reduction (rechecksAtStart) ended at
-  /// its start: the buffer element back at `init`, its value before the
-  /// loop, and a copy of the loop as it is now (scalar, maxnum / minnum
-  /// exactly) run again.
-  void recheckAtStart(scf::ForOp loop, const Reduction &r, Value init) {
-    OpBuilder b(loop->getContext());
-    b.setInsertionPointAfter(loop);
+  /// Before `loop` (not yet vectorized), the value of its guard-free
+  /// reduction's buffer element (rechecksAtStart); after it, where the
+  /// reduction ended at its start: the element back at that value and a
+  /// copy of the loop as it is now (scalar, maxnum / minnum exactly) run
+  /// again.
+  void recheckAtStart(scf::ForOp loop, const Reduction &r) {
+    OpBuilder b(loop);
     Location loc = loop.getLoc();
+    Value init =
+        memref::LoadOp::create(b, loc, r.load.getMemRef(), r.load.getIndices());
+    b.setInsertionPointAfter(loop);
     Value result =
         memref::LoadOp::create(b, loc, r.load.getMemRef(), r.load.getIndices());
     Value start = arith::ConstantOp::create(b, loc, guardedStart(r, false));
@@ -1689,19 +1701,14 @@ struct VectorizeElementLoopsPass
       // loop's reads (four for a row of 512 floats).
       programsAhead =
           stepsAhead(llvm::divideCeil(analysis.narrowestAccess(), 8) * trips);
+      guardFree = rechecksAtStart(loop, analysis);
+      if (guardFree)
+        recheckAtStart(loop, analysis.getReductions().front());
     }
 
     OpBuilder b(loop);
     Location loc = loop.getLoc();
     ArrayRef<Reduction> reductions = analysis.getReductions();
-    if (outermost) {
-      guardFree = rechecksAtStart(loop, analysis);
-      if (guardFree)
-        recheckAtStart(
-            loop, reductions.front(),
-            memref::LoadOp::create(b, loc, reductions.front().load.getMemRef(),
-                                   reductions.front().load.getIndices()));
-    }
     auto splat = [&](TypedAttr value) -> Value {
       return arith::ConstantOp::create(
           b, loc,
@@ -1714,7 +1721,7 @@ struct VectorizeElementLoopsPass
                                 ? guardedStart(r, /*guard=*/false)
                                 : getNeutralElement(r.kind, r.load.getType())));
     for (const Reduction &r : reductions)
-      if (isGuardedMinMax(r, selectMinMax) && !guardFree)
+      if (keepsGuard(r, selectMinMax, guardFree))
         inits.push_back(splat(guardedStart(r, /*guard=*/true)));
     Contiguity contiguity = findContiguity(b, loop, analysis, *lb, *ub);
     if (outermost)
@@ -1781,7 +1788,9 @@ struct VectorizeElementLoopsPass
     for (auto [r, result] : llvm::zip(reductions, stripLoops->getResults())) {
       Value partial = result;
       if (isGuardedMinMax(r, selectMinMax) && foldsBySelect(partial)) {
-        Value guard = guardFree ? Value() : stripLoops->getResult(nextGuard++);
+        Value guard = keepsGuard(r, selectMinMax, guardFree)
+                          ? stripLoops->getResult(nextGuard++)
+                          : Value();
         Value acc = memref::LoadOp::create(b, loc, r.load.getMemRef(),
                                            r.load.getIndices());
         memref::StoreOp::create(b, loc,
@@ -1789,7 +1798,7 @@ struct VectorizeElementLoopsPass
                                 r.store.getMemRef(), r.store.getIndices());
         continue;
       }
-      if (isGuardedMinMax(r, selectMinMax) && !guardFree) {
+      if (keepsGuard(r, selectMinMax, guardFree)) {
         // NaN in the lanes that saw only NaN, as maxnum/minnum has them.
         Value guard = stripLoops->getResult(nextGuard++);
         Value onlyNaN = onlyNaNLanes(b, loc, r, partial, guard);
