@@ -11,6 +11,7 @@
 #include "passes/ElementAt.h"
 #include "passes/LoadViews.h"
 #include "passes/TileBuffer.h"
+#include "passes/TileCache.h"
 #include "passes/TritonToLinalgPatterns.h"
 #include "passes/TritonTypeConverter.h"
 #include "triton/Dialect.h"
@@ -22,6 +23,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/FunctionInterfaces.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 namespace mlir::spine {
@@ -75,6 +77,80 @@ struct AddPtrLowering : OpConversionPattern<triton::AddPtrOp> {
   }
 };
 
+/// The kernel argument holding the launch's tile cache when `load` may read
+/// its in-bounds tile from it (spine-tile-cache-argument), else null.
+Value tileCacheArgument(triton::LoadOp load) {
+  if (!load->hasAttr(kCachedTileAttr))
+    return {};
+  auto func = load->getParentOfType<FunctionOpInterface>();
+  if (!func || func.isExternal())
+    return {};
+  for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
+    if (func.getArgAttr(i, kTileCacheArgAttr))
+      return func.getArgument(i);
+  return {};
+}
+
+/// The address of the tile cache's copy of the `rows` x `columns` tile at
+/// `base`, its rows `rowStride` elements apart, laid out with rows
+/// `slotRowLength` elements apart; 0 when `cache` is 0 or cannot hold it.
+Value lookupCachedTile(OpBuilder &b, Location loc, Value cache, Value base,
+                       Value rowStride, int64_t rows, int64_t columns,
+                       int64_t slotRowLength, int64_t elementBytes) {
+  Type i64 = b.getI64Type();
+  auto constant = [&](OpBuilder &b, int64_t v) -> Value {
+    return arith::ConstantIntOp::create(b, loc, v, 64);
+  };
+  Value has = arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, cache,
+                                    constant(b, 0));
+  auto branch = scf::IfOp::create(b, loc, TypeRange{i64}, has,
+                                  /*withElseRegion=*/true);
+  OpBuilder call = branch.getThenBodyBuilder();
+  // SpineTileCacheHeader: the cache's first word is its lookup function.
+  auto ptrType = LLVM::LLVMPointerType::get(b.getContext());
+  Value header = LLVM::IntToPtrOp::create(call, loc, ptrType, cache);
+  Value lookup = LLVM::LoadOp::create(call, loc, ptrType, header, 8);
+  Value strideBytes =
+      arith::MulIOp::create(call, loc, rowStride, constant(call, elementBytes));
+  auto lookupType =
+      LLVM::LLVMFunctionType::get(i64, {ptrType, i64, i64, i64, i64, i64});
+  Value address =
+      LLVM::CallOp::create(
+          call, loc, lookupType,
+          ValueRange{lookup, header, base, strideBytes, constant(call, rows),
+                     constant(call, columns * elementBytes),
+                     constant(call, slotRowLength * elementBytes)})
+          .getResult();
+  scf::YieldOp::create(call, loc, address);
+  OpBuilder none = branch.getElseBodyBuilder();
+  scf::YieldOp::create(none, loc, constant(none, 0));
+  return branch.getResult(0);
+}
+
+/// The tile of `type` at the tile cache's `address` (rows `slotRowLength`
+/// elements apart, in `slotType`) where it is not 0, else what `otherwise`
+/// builds.
+Value cachedTileOr(OpBuilder &b, Location loc, Value address,
+                   RankedTensorType type, int64_t slotRowLength,
+                   MemRefType slotType,
+                   function_ref<Value(OpBuilder &)> otherwise) {
+  Value hit =
+      arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, address,
+                            arith::ConstantIntOp::create(b, loc, 0, 64));
+  auto branch = scf::IfOp::create(b, loc, TypeRange{type}, hit,
+                                  /*withElseRegion=*/true);
+  OpBuilder cached = branch.getThenBodyBuilder();
+  Value strides[] = {
+      arith::ConstantIntOp::create(cached, loc, slotRowLength, 64),
+      arith::ConstantIntOp::create(cached, loc, 1, 64)};
+  scf::YieldOp::create(
+      cached, loc,
+      createLoadView(cached, loc, address, type, strides, slotType));
+  OpBuilder copy = branch.getElseBodyBuilder();
+  scf::YieldOp::create(copy, loc, otherwise(copy));
+  return branch.getResult(0);
+}
+
 struct LoadLowering : OpConversionPattern<triton::LoadOp> {
   using OpConversionPattern::OpConversionPattern;
 
@@ -108,36 +184,44 @@ struct LoadLowering : OpConversionPattern<triton::LoadOp> {
     SmallVector<Operation *> storesInReach;
     bool inPlace = canReadInPlace(op, &storesInReach);
     bool wholeRowsOnly = inPlace && isWholeRowsDotOperand(op);
+    // A tl.dot tile from the launch's tile cache: B where it is read as
+    // whole rows, A (copied into a tile, never read in place) always.
+    Value tileCache = tileCacheArgument(op);
+    if (inPlace && !wholeRowsOnly)
+      tileCache = {};
     MemRefType viewType;
     Value result = emitAccessVersions(
         rewriter, loc, op, tensorType,
         [&](OpBuilder &b, Location loc, const AccessVersion *version) -> Value {
+          if (tileCache && !inPlace && !version->viewStrides.empty() &&
+              rank == 2) {
+            // A: the cache's copy has its rows consecutive, as the tile the
+            // kernel copies itself has.
+            SmallVector<Value> strides;
+            Value base = viewOrigin(rewriter, b, loc, op, version, strides);
+            int64_t columns = tensorType.getDimSize(1);
+            Value address = lookupCachedTile(
+                b, loc, tileCache, base, strides[0], tensorType.getDimSize(0),
+                columns, columns, getStorageSizeInBytes(eltType));
+            return cachedTileOr(
+                b, loc, address, tensorType, columns,
+                MemRefType::get(tensorType.getShape(), eltType),
+                [&](OpBuilder &b) {
+                  return buildTensorByLoops(
+                      b, loc, init,
+                      [&](OpBuilder &b, Location loc, ValueRange ivs) {
+                        return loadElementOf(rewriter, b, loc, op, ivs,
+                                             version);
+                      });
+                });
+          }
           if (inPlace && !version->viewStrides.empty()) {
-            // The strides known only at run time are differences of
-            // addresses one step apart.
-            ElementAt at(rewriter, b, loc, op, version);
-            Value zero = arith::ConstantIndexOp::create(b, loc, 0);
-            Value one = arith::ConstantIndexOp::create(b, loc, 1);
-            SmallVector<Value> origin(rank, zero), strides;
-            Value base = at.get(op.getPtr(), origin);
-            Value size = arith::ConstantIntOp::create(
-                b, loc, getStorageSizeInBytes(eltType), 64);
-            for (auto [d, stride] : llvm::enumerate(version->viewStrides)) {
-              if (stride) {
-                strides.push_back(
-                    arith::ConstantIntOp::create(b, loc, *stride, 64));
-                continue;
-              }
-              SmallVector<Value> step(origin);
-              step[d] = one;
-              Value bytes = arith::SubIOp::create(
-                  b, loc, at.get(op.getPtr(), step), base);
-              strides.push_back(arith::DivSIOp::create(b, loc, bytes, size));
-            }
+            SmallVector<Value> strides;
+            Value base = viewOrigin(rewriter, b, loc, op, version, strides);
             viewType = getViewType(tensorType, version->viewStrides);
             if (wholeRowsOnly)
               return wholeRowsOrPacked(rewriter, b, loc, op, version, base,
-                                       strides, viewType);
+                                       strides, viewType, tileCache);
             return createLoadView(b, loc, base, tensorType, strides, viewType);
           }
           if (!version->transposedStrides.empty())
@@ -152,20 +236,52 @@ struct LoadLowering : OpConversionPattern<triton::LoadOp> {
                                   tensorType.getDimSize(rank - 1),
                                   b.getInsertionBlock()->getParentOp());
         },
-        /*askView=*/inPlace, /*askTransposed=*/rank == 2, storesInReach);
+        /*askView=*/inPlace || tileCache, /*askTransposed=*/rank == 2,
+        storesInReach);
     rewriter.replaceOp(op, result);
     return success();
+  }
+
+  /// The address of the first element of the strided block `version` of
+  /// `op` reads (AccessVersion::viewStrides), and its strides in elements
+  /// into `strides`: those known only at run time are differences of
+  /// addresses one step apart.
+  static Value viewOrigin(ConversionPatternRewriter &rewriter, OpBuilder &b,
+                          Location loc, triton::LoadOp op,
+                          const AccessVersion *version,
+                          SmallVectorImpl<Value> &strides) {
+    ElementAt at(rewriter, b, loc, op, version);
+    Value zero = arith::ConstantIndexOp::create(b, loc, 0);
+    Value one = arith::ConstantIndexOp::create(b, loc, 1);
+    SmallVector<Value> origin(version->viewStrides.size(), zero);
+    Value base = at.get(op.getPtr(), origin);
+    Value size = arith::ConstantIntOp::create(
+        b, loc, getStorageSizeInBytes(getElementTypeOrSelf(op.getType())), 64);
+    for (auto [d, stride] : llvm::enumerate(version->viewStrides)) {
+      if (stride) {
+        strides.push_back(arith::ConstantIntOp::create(b, loc, *stride, 64));
+        continue;
+      }
+      SmallVector<Value> step(origin);
+      step[d] = one;
+      Value bytes =
+          arith::SubIOp::create(b, loc, at.get(op.getPtr(), step), base);
+      strides.push_back(arith::DivSIOp::create(b, loc, bytes, size));
+    }
+    return base;
   }
 
   /// A tl.dot's B tile (isWholeRowsDotOperand) of the in-bounds `version`,
   /// whose view would start at `base` with `strides`: read in place when its
   /// rows are consecutive in memory (the row stride is the row length),
   /// else copied into a buffer made before the branches, its rows padded as
-  /// spine-vectorize-matmul pads B's (paddedRowLength), in `viewType` too.
+  /// spine-vectorize-matmul pads B's (paddedRowLength), in `viewType` too:
+  /// by the launch's `tileCache` where it is not null and holds the tile.
   static Value wholeRowsOrPacked(ConversionPatternRewriter &rewriter,
                                  OpBuilder &b, Location loc, triton::LoadOp op,
                                  const AccessVersion *version, Value base,
-                                 ArrayRef<Value> strides, MemRefType viewType) {
+                                 ArrayRef<Value> strides, MemRefType viewType,
+                                 Value tileCache) {
     auto type = cast<RankedTensorType>(op.getType());
     int64_t rows = type.getDimSize(0), columns = type.getDimSize(1);
     if (version->viewStrides[0] == columns)
@@ -183,9 +299,20 @@ struct LoadLowering : OpConversionPattern<triton::LoadOp> {
         inPlace, loc,
         createLoadView(inPlace, loc, base, type, strides, viewType));
     OpBuilder copy = branch.getElseBodyBuilder();
-    scf::YieldOp::create(copy, loc,
-                         copiedInViewType(rewriter, copy, loc, op, version,
-                                          viewType, padded, versions));
+    auto copied = [&](OpBuilder &b) {
+      return copiedInViewType(rewriter, b, loc, op, version, viewType, padded,
+                              versions);
+    };
+    if (!tileCache) {
+      scf::YieldOp::create(copy, loc, copied(copy));
+      return branch.getResult(0);
+    }
+    Value address =
+        lookupCachedTile(copy, loc, tileCache, base, strides[0], rows, columns,
+                         padded, getStorageSizeInBytes(type.getElementType()));
+    scf::YieldOp::create(
+        copy, loc,
+        cachedTileOr(copy, loc, address, type, padded, viewType, copied));
     return branch.getResult(0);
   }
 

@@ -93,6 +93,7 @@ struct ExpandArithForLLVMPass
 } // namespace
 
 void buildTritonToLinalgPipeline(OpPassManager &pm) {
+  pm.addPass(createTileCacheArgument());
   pm.addPass(createMaterializeProgramIds());
   pm.addPass(createBlockGridStrideLoops());
   pm.addPass(createScalarizePointerIterArgs());

@@ -7,6 +7,7 @@
 
 #include "python/Compiler.h"
 #include "runtime/Launcher.h"
+#include "runtime/TileCache.h"
 
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
@@ -61,7 +62,8 @@ nb::bytes compileLLVMIR(const std::string &llir, std::string triple,
 }
 
 void launch(uintptr_t entry, const nb::bytes &args, int64_t gx, int64_t gy,
-            int64_t gz, int numThreads, bool independentPrograms) {
+            int64_t gz, int numThreads, bool independentPrograms,
+            bool tileCache) {
   if (entry == 0)
     throw nb::value_error("launch: null kernel entry address");
   if (args.size() % sizeof(uint64_t) != 0)
@@ -71,7 +73,8 @@ void launch(uintptr_t entry, const nb::bytes &args, int64_t gx, int64_t gy,
   // Bytes objects are 8-byte aligned in CPython; copy if one ever is not, as
   // RISC-V traps or crawls on misaligned loads.
   std::vector<uint64_t> aligned;
-  if (reinterpret_cast<uintptr_t>(slots) % alignof(uint64_t) != 0) {
+  if (tileCache ||
+      reinterpret_cast<uintptr_t>(slots) % alignof(uint64_t) != 0) {
     aligned.resize(args.size() / sizeof(uint64_t));
     std::memcpy(aligned.data(), args.c_str(), args.size());
     slots = aligned.data();
@@ -79,10 +82,19 @@ void launch(uintptr_t entry, const nb::bytes &args, int64_t gx, int64_t gy,
   int status;
   {
     nb::gil_scoped_release release;
+    // The kernel's last argument is the tile cache (docs/kernel-abi.md); 0
+    // while another launch holds it.
+    SpineTileCache *cache = nullptr;
+    if (tileCache) {
+      cache = spine_tile_cache_acquire();
+      aligned.push_back(reinterpret_cast<uint64_t>(cache));
+      slots = aligned.data();
+    }
     status = spine_launch(
         reinterpret_cast<SpineKernelEntry>(entry), slots, gx, gy, gz,
         numThreads,
         independentPrograms ? SPINE_LAUNCH_INDEPENDENT_PROGRAMS : 0);
+    spine_tile_cache_release(cache);
   }
   if (status == SPINE_LAUNCH_BAD_GRID)
     throw nb::value_error(("launch: invalid grid (" + std::to_string(gx) +
@@ -180,8 +192,10 @@ NB_MODULE(_C, m) {
 
   m.def("launch", &launch, "entry_address"_a, "args"_a, "gx"_a, "gy"_a, "gz"_a,
         "num_threads"_a = 0, "independent_programs"_a = false,
+        "tile_cache"_a = false,
         "Run the grid of a kernel entry point over OpenMP threads "
         "(num_threads <= 0: the OpenMP default) with the GIL released. "
         "independent_programs: no program waits for another, so a thread "
-        "may claim several at once.");
+        "may claim several at once. tile_cache: the kernel takes the "
+        "process's tile cache as a last argument, after those in args.");
 }

@@ -66,6 +66,7 @@ _OP_IN_MESSAGE = re.compile(r"'(?P<op>[a-z_]\w*\.[\w.]+)' op|operation '(?P<op2>
 # lock) and volatile loads (a spin on a plain store). Without any, the launcher may claim a
 # thread's programs several at once (docs/kernel-abi.md, "The launcher").
 _PROGRAMS_MAY_WAIT = re.compile(r"\btt\.atomic_\w+|isVolatile = true")
+_TAKES_TILE_CACHE = re.compile(r"\{spine\.tile_cache\}")
 _OP_IN_NOTE = re.compile(r"see current operation:\s*(?:%[^=\n]+= )?\"?([a-z_]\w*\.[\w.]+)")
 
 
@@ -354,7 +355,10 @@ class CPUBackend(BaseBackend):
         metadata["shared"] = CORE_MEMORY
         ttir = str(mod)
         metadata["independent_programs"] = _PROGRAMS_MAY_WAIT.search(ttir) is None
-        return _run(name, "linalg", _C.run_pipeline, ttir, "builtin.module(triton-to-linalg-experimental)")
+        linalg = _run(name, "linalg", _C.run_pipeline, ttir, "builtin.module(triton-to-linalg-experimental)")
+        # spine-tile-cache-argument gave the kernel a last argument for the launch's tile cache.
+        metadata["tile_cache"] = _TAKES_TILE_CACHE.search(linalg) is not None
+        return linalg
 
     def make_llmlir(self, src, metadata, options):
         from . import _C

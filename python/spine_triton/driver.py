@@ -189,6 +189,12 @@ def _independent_programs(metadata) -> bool:
     return getattr(metadata, "independent_programs", False)
 
 
+def _tile_cache(metadata) -> bool:
+    """Whether the kernel takes the tile cache as its last argument (make_linalg reads that off the
+    lowered kernel; docs/kernel-abi.md, "Tile cache")."""
+    return getattr(metadata, "tile_cache", False)
+
+
 # Whether a launch hook Triton passes has something to call, as an expression of `hook`: None, or
 # a triton.knobs.HookChain with no hooks added (what Triton passes unless a profiler adds one), has
 # not. Calling an empty chain costs as much as packing a tensor argument.
@@ -210,6 +216,7 @@ def make_native_launcher(src, metadata):
         "_raise_device_assert": _raise_device_assert,
         "_num_threads": metadata.num_threads or _default_num_threads(),
         "_independent_programs": _independent_programs(metadata),
+        "_tile_cache": _tile_cache(metadata),
     }
     head = "gridX, gridY, gridZ, stream, function, packed_metadata, launch_metadata, enter_hook, exit_hook"
     source = (
@@ -217,7 +224,7 @@ def make_native_launcher(src, metadata):
         f"{checks}"
         f"    if {_HOOK_SET.format('enter_hook')}:\n"
         "        enter_hook(launch_metadata)\n"
-        f"    _launch(function, {pack}, gridX, gridY, gridZ, _num_threads, _independent_programs)\n"
+        f"    _launch(function, {pack}, gridX, gridY, gridZ, _num_threads, _independent_programs, _tile_cache)\n"
         f"    if {_HOOK_SET.format('exit_hook')}:\n"
         "        exit_hook(launch_metadata)\n"
         "    # The one per-launch cost of device asserts: a dict miss for kernels without any.\n"
@@ -239,6 +246,7 @@ class EmulatedLauncher:
             list(src.signature.values()),
             num_threads,
             _independent_programs(metadata),
+            _tile_cache(metadata),
         )
 
     def __call__(

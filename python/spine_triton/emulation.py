@@ -132,6 +132,7 @@ class Emulator:
         signature,
         num_threads: int,
         independent_programs: bool = False,
+        tile_cache: bool = False,
     ):
         if len(entry.encode()) >= 256:
             raise EmulationError(f"spine-triton: entry point name too long to emulate: {entry}")
@@ -141,18 +142,22 @@ class Emulator:
         self.num_threads = num_threads
         # SPINE_LAUNCH_INDEPENDENT_PROGRAMS (cpp/runtime/Launcher.h).
         self.launch_flags = 1 if independent_programs else 0
+        # A kernel that takes the tile cache gets 0 in its last slot: the runner has none, and the
+        # kernel copies its own tiles.
+        self.cache_slots = 1 if tile_cache else 0
 
     def launch(self, library: str, grid: tuple[int, int, int], args):
         if 0 in grid:
             return
         packed, pointers = self.pack(*args)
-        slots = list(struct.unpack(f"<{self.num_slots}Q", packed))
-        flags = bytearray(self.num_slots)
+        slots = list(struct.unpack(f"<{self.num_slots}Q", packed)) + [0] * self.cache_slots
+        num_slots = len(slots)
+        flags = bytearray(num_slots)
 
         # One arena region per storage: arguments that alias (views, in-place outputs) stay
         # aliased, and every byte a kernel may reach through an argument is there.
         regions = {}  # storage address -> (arena offset, size)
-        cursor = _HEADER.size + 9 * self.num_slots
+        cursor = _HEADER.size + 9 * num_slots
         for index, obj in pointers.items():
             tensor = _torch_tensor(obj)
             storage = tensor.untyped_storage()
@@ -165,13 +170,13 @@ class Emulator:
             flags[index] = 1
 
         header = _HEADER.pack(
-            _MAGIC, _VERSION, self.num_slots, *grid, self.num_threads, self.launch_flags, self.entry.encode()
+            _MAGIC, _VERSION, num_slots, *grid, self.num_threads, self.launch_flags, self.entry.encode()
         )
         shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
         fd, arena = tempfile.mkstemp(prefix="spine-triton-arena-", dir=shm)
         try:
             os.ftruncate(fd, cursor)
-            os.pwrite(fd, header + struct.pack(f"<{self.num_slots}Q", *slots) + flags, 0)
+            os.pwrite(fd, header + struct.pack(f"<{num_slots}Q", *slots) + flags, 0)
             for start, (offset, size) in regions.items():
                 if size:
                     os.pwrite(fd, _bytes_at(start, size), offset)
