@@ -363,8 +363,9 @@ def VectorizeElementLoops
     vmaxps/vminps) plus a guard accumulator for lanes that saw only NaN; with
     shuffle-reductions too, their lanes fold by compare and select as well.
     With line-strips set, a strip spans at least a 64-byte cache line of its
-    narrowest access (two registers of f32 on AVX2); with 512-bit registers
-    it spans four of them in loops that do not reduce, as in those that do.
+    narrowest access (two registers of f32 on AVX2); with 32 registers
+    (AVX-512) it spans four of them in loops that do not reduce, as in those
+    that do.
   }];
   let options = [
     Option<"vectorBits", "vector-bits", "unsigned", /*default=*/"256",
@@ -381,10 +382,12 @@ def VectorizeElementLoops
            "The target's vector min/max is a compare and select that "
            "returns the second operand for NaN (x86 vmaxps), not IEEE "
            "maxNum (RVV vfmax)">,
+    Option<"vectorRegisters", "vector-registers", "unsigned",
+           /*default=*/"16", "Number of architectural vector registers">,
     Option<"lineStrips", "line-strips", "bool", /*default=*/"false",
            "Strips span at least a cache line of their narrowest access, "
-           "four 512-bit registers on AVX-512 (x86: measured there; RVV "
-           "keeps one register group)">,
+           "four registers with 32 of them (AVX-512) (x86: measured there; "
+           "RVV keeps one register group)">,
   ];
   let dependentDialects = ["vector::VectorDialect", "scf::SCFDialect",
                            "arith::ArithDialect", "LLVM::LLVMDialect"];

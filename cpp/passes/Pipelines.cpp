@@ -156,6 +156,7 @@ void buildSpineTritonPipeline(OpPassManager &pm,
   if (options.vectorBits > 0) {
     VectorizeElementLoopsOptions elementLoops;
     elementLoops.vectorBits = options.vectorBits;
+    elementLoops.vectorRegisters = options.vectorRegisters;
     elementLoops.streamingStoreBytes = options.streamingStoreBytes;
     elementLoops.shuffleReductions = options.shuffleReductions;
     elementLoops.selectMinMax = options.selectMinMax;

@@ -103,8 +103,12 @@ int64_t stepsAhead(int64_t bytes) {
                              1, kMaxPrefetchDistance);
 }
 /// Vector registers per strip in a loop that reduces, and with lineStrips and
-/// 512-bit registers in any loop.
+/// kWideStripRegisterFile registers in any loop.
 constexpr int64_t stripRegisters = 4;
+/// The registers a target needs for loops that do not reduce to take strips
+/// of stripRegisters registers too (with line-strips): with 16 (AVX2) such a
+/// strip of a heavy elementwise chain spills three times as much.
+constexpr unsigned kWideStripRegisterFile = 32;
 
 /// Integer division traps on a zero divisor: it must not run for lanes the
 /// mask turned off.
@@ -1670,9 +1674,9 @@ struct VectorizeElementLoopsPass
     // streaming stores fill whole lines. Layer norm on Zen 3 (AVX2), 2
     // threads, in turns with 8-lane strips: 4096 x 8192 +60-75%, 4096 x
     // 4096 +20-40%; softmax and the tutorial matmul's tile copies measured
-    // the same. With 512-bit registers (AVX-512: a line is one register of
-    // f32, and there are 32 registers) a loop that does not reduce takes
-    // stripRegisters registers too: the per-strip work (the share of the
+    // the same. With 32 registers (AVX-512, where a line is one register
+    // of f32) a loop that does not reduce takes stripRegisters registers
+    // too: the per-strip work (the share of the
     // next program's prefetches, the loop's own control) is a dozen scalar
     // ops, and while a loop streams beyond the cache every op it adds costs
     // time. Emerald Rapids, in one process with strips of one register:
@@ -1687,7 +1691,7 @@ struct VectorizeElementLoopsPass
     // vectors (LMUL 4 at VLEN 256).
     if (lineStrips) {
       int64_t lineLanes = kCacheLineBytes * 8 / analysis.narrowestAccess();
-      if (vectorBits >= 512)
+      if (vectorRegisters >= kWideStripRegisterFile)
         lineLanes =
             std::max(lineLanes,
                      vectorBits / analysis.narrowestAccess() * stripRegisters);

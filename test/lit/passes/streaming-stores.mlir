@@ -1,6 +1,7 @@
 // RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-element-loops{vector-bits=256 streaming-store-bytes=33554432 line-strips=1}))' %s | FileCheck %s
 // RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-element-loops{vector-bits=256}))' %s | FileCheck %s --check-prefix=OFF
-// RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-element-loops{vector-bits=512 streaming-store-bytes=33554432 line-strips=1}))' %s | FileCheck %s --check-prefix=WIDE
+// RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-element-loops{vector-bits=512 vector-registers=32 streaming-store-bytes=33554432 line-strips=1}))' %s | FileCheck %s --check-prefix=WIDE
+// RUN: spine-triton-opt --pass-pipeline='builtin.module(func.func(spine-vectorize-element-loops{vector-bits=512 vector-registers=16 streaming-store-bytes=33554432 line-strips=1}))' %s | FileCheck %s --check-prefix=FEW
 
 // OFF-NOT: nontemporal
 // OFF-NOT: arith.cmpf oge
@@ -49,9 +50,13 @@
 // CHECK: llvm.store %{{.*}}, %[[PTR]] {alignment = 4 : i64} : vector<16xf32>, !llvm.ptr
 // CHECK: } else {
 // CHECK: llvm.intr.masked.store
-// With 512-bit registers a strip of a loop that does not reduce spans four
-// of them (64 floats, four lines), as a reducing loop's does: one write
-// prefetch per line, the strip's stores whole vectors of 64 floats.
+// With 32 registers of 512 bits a strip of a loop that does not reduce spans
+// four of them (64 floats, four lines), as a reducing loop's does: one write
+// prefetch per line, the strip's stores whole vectors of 64 floats. With 16
+// such registers it stays one line (a heavier chain would spill).
+// FEW-LABEL: func.func @row_store_in_persistent_loop
+// FEW: scf.for %{{.*}} = %c0 to %c64{{.*}} step %c16{{.*}} {
+// FEW: llvm.store %{{.*}} {alignment = 64 : i64, nontemporal} : vector<16xf32>, !llvm.ptr
 // WIDE-LABEL: func.func @row_store_in_persistent_loop
 // WIDE: scf.for %{{.*}} = %c0 to %c64{{.*}} step %c64{{.*}} {
 // WIDE: scf.if
