@@ -10,8 +10,20 @@ import triton.language as tl
 
 @triton.jit
 def dot_kernel(
-    a_ptr, b_ptr, c_ptr, M, N, K, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr
+    a_ptr,
+    b_ptr,
+    c_ptr,
+    M,
+    N,
+    K,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+    steps_ptr=None,
 ):
+    """With `steps_ptr`, each program stores its count of K steps there in its K loop: a write
+    before the next step's loads, so the kernel takes no tile cache (docs/kernel-abi.md) and every
+    program copies its own tiles and prefetches the next ones, as kernels without a cache do."""
     rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
     rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
     rk = tl.arange(0, BLOCK_K)
@@ -25,6 +37,8 @@ def dot_kernel(
             b_ptr + kk[:, None] * N + rn[None, :], mask=(kk[:, None] < K) & (rn[None, :] < N), other=0
         )
         acc += tl.dot(a, b, out_dtype=c_ptr.dtype.element_ty)
+        if steps_ptr is not None:
+            tl.store(steps_ptr + tl.program_id(0) * tl.num_programs(1) + tl.program_id(1), k + 1)
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
@@ -37,9 +51,9 @@ CASES = [
 ]
 
 
-def run_dot(in_dtype, out_dtype, shape, blocks, seed):
+def run_dot(in_dtype, out_dtype, shape, blocks, seed, steps=None):
     """dot_kernel on random [M, K] x [K, N] inputs: (the compiled kernel, C, the fp64 product
-    rounded to C's dtype)."""
+    rounded to C's dtype). `steps`: dot_kernel's steps_ptr."""
     torch.manual_seed(seed)
     M, N, K = shape
     if in_dtype.is_floating_point:
@@ -52,7 +66,7 @@ def run_dot(in_dtype, out_dtype, shape, blocks, seed):
     c = torch.empty(M, N, dtype=out_dtype)
     bm, bn, bk = blocks
     compiled = dot_kernel[(triton.cdiv(M, bm), triton.cdiv(N, bn))](
-        a, b, c, M, N, K, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk
+        a, b, c, M, N, K, BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, steps_ptr=steps
     )
     return compiled, c, (a.to(torch.float64) @ b.to(torch.float64)).to(out_dtype)
 
@@ -74,55 +88,11 @@ def test_dot_with_long_b_rows(in_dtype, out_dtype, tol):
     compiled, c, expected = run_dot(in_dtype, out_dtype, (70, 1000, 45), blocks, seed=2)
     torch.testing.assert_close(c, expected, **tol)
     # Kernels that copy their own tiles (no tile cache) prefetch the next ones from the micro-kernel.
-    m, n, k = 70, 1000, 45
-    torch.manual_seed(2)
-    if in_dtype.is_floating_point:
-        a, b = torch.randn(m, k).to(in_dtype), torch.randn(k, n).to(in_dtype)
-    else:
-        a, b = (
-            torch.randint(-128, 128, (m, k), dtype=in_dtype),
-            torch.randint(-128, 128, (k, n), dtype=in_dtype),
-        )
-    expected = (a.to(torch.float64) @ b.to(torch.float64)).to(out_dtype)
-    c = torch.empty(m, n, dtype=out_dtype)
     steps = torch.zeros(3 * 2, dtype=torch.int32)
-    grid = (triton.cdiv(m, blocks[0]), triton.cdiv(n, blocks[1]))
-    compiled = dot_copying_kernel[grid](a, b, c, steps, m, n, k, *blocks)
+    compiled, c, expected = run_dot(in_dtype, out_dtype, (70, 1000, 45), blocks, seed=2, steps=steps)
     torch.testing.assert_close(c, expected, **tol)
     assert not compiled.metadata.tile_cache
     assert re.search(r"call void @llvm\.prefetch\.p0\(ptr [^)]*, i32 0, i32 2, i32 1\)", compiled.asm["llir"])
-
-
-@triton.jit
-def dot_copying_kernel(
-    a_ptr,
-    b_ptr,
-    c_ptr,
-    steps_ptr,
-    M,
-    N,
-    K,
-    BLOCK_M: tl.constexpr,
-    BLOCK_N: tl.constexpr,
-    BLOCK_K: tl.constexpr,
-):
-    """dot_kernel with a store in its K loop: no tile cache (docs/kernel-abi.md), so every program
-    copies its own tiles and prefetches the next ones, as kernels that take no cache do."""
-    rm = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)
-    rn = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)
-    rk = tl.arange(0, BLOCK_K)
-    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=c_ptr.dtype.element_ty)
-    for k in range(tl.cdiv(K, BLOCK_K)):
-        kk = k * BLOCK_K + rk
-        a = tl.load(
-            a_ptr + rm[:, None] * K + kk[None, :], mask=(rm[:, None] < M) & (kk[None, :] < K), other=0
-        )
-        b = tl.load(
-            b_ptr + kk[:, None] * N + rn[None, :], mask=(kk[:, None] < K) & (rn[None, :] < N), other=0
-        )
-        acc += tl.dot(a, b, out_dtype=c_ptr.dtype.element_ty)
-        tl.store(steps_ptr + tl.program_id(0) * tl.num_programs(1) + tl.program_id(1), k + 1)
-    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
 @triton.jit
@@ -153,7 +123,7 @@ def test_next_tiles_are_prefetched_during_the_micro_kernel():
     b = torch.randn(128, 64)
     c = torch.empty(96, 64)
     steps = torch.zeros(3, dtype=torch.int32)
-    compiled = dot_copying_kernel[(3, 1)](a, b, c, steps, 96, 64, 128, BLOCK_M=32, BLOCK_N=64, BLOCK_K=32)
+    compiled = dot_kernel[(3, 1)](a, b, c, 96, 64, 128, BLOCK_M=32, BLOCK_N=64, BLOCK_K=32, steps_ptr=steps)
     torch.testing.assert_close(c, a @ b, rtol=1e-4, atol=1e-4)
     assert steps.tolist() == [4, 4, 4]
     assert not compiled.metadata.tile_cache
