@@ -9,7 +9,7 @@ def TileCacheArgument : Pass<"spine-tile-cache-argument", "ModuleOp"> {
   let summary = "Mark tl.dot tiles a launch's tile cache may copy once for every program";
   let description = [{
     Marks a tt.load `spine.cached_tile` when it is a 2-D tile a tt.dot in its
-    block multiplies in the dot's element type and no write of the kernel
+    block multiplies (as loaded, any element type) and no write of the kernel
     (store, atomic, call) can run before it in a program, and gives a kernel
     with such loads a last i64 argument `spine.tile_cache`: the address of
     the launch's tile cache (cpp/runtime/TileCache.h), or 0.

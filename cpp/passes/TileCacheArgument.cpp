@@ -7,8 +7,7 @@
 // (cpp/runtime/TileCache.h). This pass decides which loads may read from it
 // and gives their kernel the argument the cache comes in.
 //
-// A load may when it is a 2-D block multiplied by a tl.dot in its block, in
-// the dot's own element type (a copy the micro-kernel reads as it is), and
+// A load may when it is a 2-D block multiplied by a tl.dot in its block and
 // no write of the kernel can come before it in a program: no store, atomic
 // or call before it or in a loop around it. Then what any program copies is
 // what every program would read, whatever the order of the programs. Such a
@@ -43,7 +42,9 @@ bool writesMemory(Operation *op) {
          op->getNumRegions() == 0 && !op->hasTrait<OpTrait::IsTerminator>();
 }
 
-/// Whether `load` is a tile a tl.dot multiplies as it is.
+/// Whether `load` is a tile a tl.dot multiplies as it is loaded (narrow
+/// floats and int8 too: the micro-kernel widens or pairs what it reads,
+/// from the cache's copy as from its own).
 bool isDotTile(triton::LoadOp load) {
   auto type = dyn_cast<RankedTensorType>(load.getType());
   if (!type || type.getRank() != 2)
@@ -51,8 +52,7 @@ bool isDotTile(triton::LoadOp load) {
   return llvm::any_of(load->getUses(), [&](OpOperand &use) {
     auto dot = dyn_cast<triton::DotOp>(use.getOwner());
     return dot && use.getOperandNumber() < 2 &&
-           dot->getBlock() == load->getBlock() &&
-           getElementTypeOrSelf(dot.getType()) == type.getElementType();
+           dot->getBlock() == load->getBlock();
   });
 }
 

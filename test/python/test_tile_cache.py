@@ -93,6 +93,15 @@ def test_matmul_matches_torch(cache_setting, shape, blocks):
     torch.testing.assert_close(matmul(a, b, blocks), a @ b, **TOLERANCE)
 
 
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16])
+def test_narrow_float_tiles(cache_setting, dtype):
+    # Cached as loaded; the micro-kernel (AMX tiles for bf16 where the host has them) widens them.
+    torch.manual_seed(5)
+    a, b = torch.randn(96, 160).to(dtype), torch.randn(160, 128).to(dtype)
+    expected = (a.float() @ b.float()).to(dtype)
+    torch.testing.assert_close(matmul(a, b, (32, 64, 32)), expected, rtol=1e-2, atol=1e-2)
+
+
 def test_a_launch_never_reads_tiles_of_an_earlier_one(cache_setting):
     # Same tensors, new contents: every launch copies its tiles afresh.
     a, b = torch.randn(96, 64), torch.randn(64, 96)

@@ -90,7 +90,7 @@ tt.func public @stores_in_the_loop(%a: !tt.ptr<f32>, %c: !tt.ptr<f32>) {
   tt.return
 }
 
-// A tile widened before the dot is not the dot's own operand type: not cached.
+// A tile the kernel widens before the dot is not the dot's operand: not cached.
 // CHECK-LABEL: tt.func public @widened
 // CHECK-SAME: (%{{.*}}: !tt.ptr<f16>, %{{.*}}: !tt.ptr<f32>)
 // CHECK-NOT: spine.cached_tile
@@ -112,6 +112,31 @@ tt.func public @widened(%a: !tt.ptr<f16>, %c: !tt.ptr<f32>) {
   %at = tt.load %aptrs : tensor<16x16x!tt.ptr<f16>>
   %wide = arith.extf %at : tensor<16x16xf16> to tensor<16x16xf32>
   %d = tt.dot %wide, %wide, %zero : tensor<16x16xf32> * tensor<16x16xf32> -> tensor<16x16xf32>
+  tt.store %cptrs, %d : tensor<16x16x!tt.ptr<f32>>
+  tt.return
+}
+
+// fp16 tiles a dot multiplies into fp32 are cached as loaded (the
+// micro-kernel widens the cache's copy as it widens its own).
+// CHECK-LABEL: tt.func public @half_tiles
+// CHECK-SAME: %{{.*}}: i64 {spine.tile_cache})
+// CHECK: tt.load %{{.*}} {spine.cached_tile} : tensor<16x16x!tt.ptr<f16>>
+tt.func public @half_tiles(%a: !tt.ptr<f16>, %c: !tt.ptr<f32>) {
+  %zero = arith.constant dense<0.000000e+00> : tensor<16x16xf32>
+  %range = tt.make_range {end = 16 : i32, start = 0 : i32} : tensor<16xi32>
+  %rows = tt.expand_dims %range {axis = 1 : i32} : tensor<16xi32> -> tensor<16x1xi32>
+  %cols = tt.expand_dims %range {axis = 0 : i32} : tensor<16xi32> -> tensor<1x16xi32>
+  %sixteen = arith.constant dense<16> : tensor<16x1xi32>
+  %rowoff = arith.muli %rows, %sixteen : tensor<16x1xi32>
+  %rowb = tt.broadcast %rowoff : tensor<16x1xi32> -> tensor<16x16xi32>
+  %colb = tt.broadcast %cols : tensor<1x16xi32> -> tensor<16x16xi32>
+  %offs = arith.addi %rowb, %colb : tensor<16x16xi32>
+  %abase = tt.splat %a : !tt.ptr<f16> -> tensor<16x16x!tt.ptr<f16>>
+  %aptrs = tt.addptr %abase, %offs : tensor<16x16x!tt.ptr<f16>>, tensor<16x16xi32>
+  %cbase = tt.splat %c : !tt.ptr<f32> -> tensor<16x16x!tt.ptr<f32>>
+  %cptrs = tt.addptr %cbase, %offs : tensor<16x16x!tt.ptr<f32>>, tensor<16x16xi32>
+  %at = tt.load %aptrs : tensor<16x16x!tt.ptr<f16>>
+  %d = tt.dot %at, %at, %zero : tensor<16x16xf16> * tensor<16x16xf16> -> tensor<16x16xf32>
   tt.store %cptrs, %d : tensor<16x16x!tt.ptr<f32>>
   tt.return
 }
