@@ -127,13 +127,16 @@ Value lookupCachedTile(OpBuilder &b, Location loc, Value cache, Value base,
   return branch.getResult(0);
 }
 
-/// The tile of `type` at the tile cache's `address` (rows `slotRowLength`
-/// elements apart, in `slotType`) where it is not 0, else what `otherwise`
-/// builds.
-Value cachedTileOr(OpBuilder &b, Location loc, Value address,
-                   RankedTensorType type, int64_t slotRowLength,
-                   MemRefType slotType,
+/// The tile of `type` at `base` (rows `rowStride` elements apart) read from
+/// the copy the launch's tile `cache` returns (rows `slotRowLength` elements
+/// apart, in `slotType`), or what `otherwise` builds where it returns none.
+Value cachedTileOr(OpBuilder &b, Location loc, Value cache, Value base,
+                   Value rowStride, RankedTensorType type,
+                   int64_t slotRowLength, MemRefType slotType,
                    function_ref<Value(OpBuilder &)> otherwise) {
+  Value address = lookupCachedTile(
+      b, loc, cache, base, rowStride, type.getDimSize(0), type.getDimSize(1),
+      slotRowLength, getStorageSizeInBytes(type.getElementType()));
   Value hit =
       arith::CmpIOp::create(b, loc, arith::CmpIPredicate::ne, address,
                             arith::ConstantIntOp::create(b, loc, 0, 64));
@@ -199,12 +202,9 @@ struct LoadLowering : OpConversionPattern<triton::LoadOp> {
             // kernel copies itself has.
             SmallVector<Value> strides;
             Value base = viewOrigin(rewriter, b, loc, op, version, strides);
-            int64_t columns = tensorType.getDimSize(1);
-            Value address = lookupCachedTile(
-                b, loc, tileCache, base, strides[0], tensorType.getDimSize(0),
-                columns, columns, getStorageSizeInBytes(eltType));
             return cachedTileOr(
-                b, loc, address, tensorType, columns,
+                b, loc, tileCache, base, strides[0], tensorType,
+                tensorType.getDimSize(1),
                 MemRefType::get(tensorType.getShape(), eltType),
                 [&](OpBuilder &b) {
                   return buildTensorByLoops(
@@ -303,16 +303,11 @@ struct LoadLowering : OpConversionPattern<triton::LoadOp> {
       return copiedInViewType(rewriter, b, loc, op, version, viewType, padded,
                               versions);
     };
-    if (!tileCache) {
-      scf::YieldOp::create(copy, loc, copied(copy));
-      return branch.getResult(0);
-    }
-    Value address =
-        lookupCachedTile(copy, loc, tileCache, base, strides[0], rows, columns,
-                         padded, getStorageSizeInBytes(type.getElementType()));
-    scf::YieldOp::create(
-        copy, loc,
-        cachedTileOr(copy, loc, address, type, padded, viewType, copied));
+    scf::YieldOp::create(copy, loc,
+                         tileCache ? cachedTileOr(copy, loc, tileCache, base,
+                                                  strides[0], type, padded,
+                                                  viewType, copied)
+                                   : copied(copy));
     return branch.getResult(0);
   }
 

@@ -17,30 +17,19 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "passes/ElementAt.h"
 #include "passes/Passes.h"
 #include "passes/TileCache.h"
 #include "triton/Dialect.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/Interfaces/LoopLikeInterface.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::spine {
 #define GEN_PASS_DEF_TILECACHEARGUMENT
 #include "passes/Passes.h.inc"
 
 namespace {
-
-/// Whether `op` itself may write memory (the ops nested in it are looked at
-/// on their own).
-bool writesMemory(Operation *op) {
-  if (isa<triton::CallOp>(op))
-    return true;
-  if (auto effects = dyn_cast<MemoryEffectOpInterface>(op))
-    return effects.hasEffect<MemoryEffects::Write>();
-  return !op->hasTrait<OpTrait::HasRecursiveMemoryEffects>() &&
-         op->getNumRegions() == 0 && !op->hasTrait<OpTrait::IsTerminator>();
-}
 
 /// Whether `load` is a tile a tl.dot multiplies as it is loaded (narrow
 /// floats and int8 too: the micro-kernel widens or pairs what it reads,
@@ -87,7 +76,9 @@ struct TileCacheArgumentPass
       SmallVector<Operation *> writes;
       SmallVector<triton::LoadOp> tiles;
       func.walk([&](Operation *op) {
-        if (writesMemory(op))
+        // Ops that hold others are looked at through what they hold.
+        if (op->getNumRegions() == 0 &&
+            !op->hasTrait<OpTrait::IsTerminator>() && mayWrite(op))
           writes.push_back(op);
         if (auto load = dyn_cast<triton::LoadOp>(op); load && isDotTile(load))
           tiles.push_back(load);

@@ -101,11 +101,14 @@ uint64_t lookup(SpineTileCache *cache, uint64_t source, int64_t rowStrideBytes,
     }
     if (stamp >= current) // being filled by another program
       continue;
+    size_t bytes = (size_t(rows) * size_t(slotRowBytes) + kSlotAlignment - 1) &
+                   ~(kSlotAlignment - 1);
+    // A full arena claims no entry: later lookups of the launch stay cheap.
+    if (cache->used.load(std::memory_order_relaxed) + bytes > kArenaBytes)
+      return 0;
     if (!entry.stamp.compare_exchange_strong(stamp, current + kFilling,
                                              std::memory_order_acquire))
       continue;
-    size_t bytes = (size_t(rows) * size_t(slotRowBytes) + kSlotAlignment - 1) &
-                   ~(kSlotAlignment - 1);
     size_t offset = cache->used.fetch_add(bytes, std::memory_order_relaxed);
     if (offset + bytes > kArenaBytes) {
       // Full: the entry stays claimed for this launch and empty.
